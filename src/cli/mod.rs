@@ -1,0 +1,23 @@
+//! The command line: `tavoliere --help` documents every subcommand.
+
+pub mod rules;
+
+use clap::{Parser, Subcommand};
+
+/// Tavoliere: a server for abstract board games (Gravity, Torri, Focus, Vicini,
+/// Pente, Cacciatori and their variants).
+#[derive(Debug, Parser)]
+#[command(name = "tavoliere", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Answer rules questions as JSON lines: read one request per line on
+    /// stdin, e.g. {"game":"pente","variant":"pro","moves":["k10","k11"]},
+    /// and write one answer per line on stdout (status, to_move, legal,
+    /// winners, reason; or error and the index of the first bad move).
+    Rules,
+}

@@ -1,0 +1,296 @@
+//! [`AnyGame`]: one type over every game and variant, holding a position and
+//! speaking in strings, which is all the server and the command line need.
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+use super::catalogue::{self, GameInfo, VariantInfo};
+use super::playout::Rng;
+use super::{gravity, NotationError, Outcome, PlayError, Rules, Seat, View};
+
+/// Adds a game family: its enum variant, module and position type. Every
+/// match over the families is generated from this one list.
+macro_rules! families {
+    ($d:tt; $($family:ident => $module:ident :: $position:ident),* $(,)?) => {
+        /// A position of any game family.
+        #[derive(Clone, Debug)]
+        pub enum Position {
+            $($family($module::$position)),*
+        }
+
+        $(impl From<$module::$position> for Position {
+            fn from(position: $module::$position) -> Position {
+                Position::$family(position)
+            }
+        })*
+
+        /// Why a well-formed move is not legal, for any family.
+        #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+        pub enum IllegalMove {
+            $(#[error(transparent)] $family(<$module::$position as Rules>::Illegal)),*
+        }
+
+        /// Runs `$body` with `$g` bound to the concrete position and `$wrap`
+        /// naming the [`IllegalMove`] constructor of its family.
+        macro_rules! dispatch {
+            ($d self:expr, $d g:ident, $d wrap:ident => $d body:expr) => {
+                match $d self {
+                    $(Position::$family($d g) => {
+                        #[allow(unused_variables)]
+                        let $d wrap = IllegalMove::$family;
+                        $d body
+                    })*
+                }
+            };
+        }
+    };
+}
+
+families! { $;
+    Gravity => gravity::Gravity,
+}
+
+/// Identifies a game and variant of the catalogue.
+#[derive(Clone, Copy, Debug)]
+pub struct GameId {
+    pub game: &'static GameInfo,
+    pub variant: &'static VariantInfo,
+}
+
+impl PartialEq for GameId {
+    fn eq(&self, other: &GameId) -> bool {
+        self.game.slug == other.game.slug && self.variant.slug == other.variant.slug
+    }
+}
+
+impl Eq for GameId {}
+
+impl Serialize for GameId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("GameId", 2)?;
+        s.serialize_field("game", self.game.slug)?;
+        s.serialize_field("variant", self.variant.slug)?;
+        s.end()
+    }
+}
+
+/// A game or variant slug the catalogue does not know.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UnknownGame {
+    #[error("unknown game {game:?}; games are {known}")]
+    Game { game: String, known: String },
+    #[error("{game} has no variant {variant:?}; its variants are {known}")]
+    Variant {
+        game: &'static str,
+        variant: String,
+        known: String,
+    },
+}
+
+impl UnknownGame {
+    pub(crate) fn game(slug: &str) -> UnknownGame {
+        let known = catalogue::GAMES.iter().map(|g| g.slug).collect::<Vec<_>>().join(", ");
+        UnknownGame::Game {
+            game: NotationError::echo(slug),
+            known,
+        }
+    }
+
+    pub(crate) fn variant(game: &'static GameInfo, slug: &str) -> UnknownGame {
+        let known = game.variants.iter().map(|v| v.slug).collect::<Vec<_>>().join(", ");
+        UnknownGame::Variant {
+            game: game.slug,
+            variant: NotationError::echo(slug),
+            known,
+        }
+    }
+}
+
+/// Why a move string was refused. The position is unchanged.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum MoveError {
+    #[error("the game is over")]
+    GameOver,
+    #[error(transparent)]
+    Notation(#[from] NotationError),
+    #[error(transparent)]
+    Illegal(#[from] IllegalMove),
+}
+
+impl MoveError {
+    fn from_play<I: std::error::Error>(error: PlayError<I>, wrap: impl FnOnce(I) -> IllegalMove) -> MoveError {
+        match error {
+            PlayError::GameOver => MoveError::GameOver,
+            PlayError::Notation(e) => MoveError::Notation(e),
+            PlayError::Illegal(e) => MoveError::Illegal(wrap(e)),
+        }
+    }
+}
+
+/// The first move of a list that could not be played.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("move {} ({:?}): {error}", index + 1, notation)]
+pub struct ReplayError {
+    /// 0-based index of the move in the list.
+    pub index: usize,
+    pub notation: String,
+    pub error: MoveError,
+}
+
+/// A move that was played: what a history records.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Played {
+    pub seat: Seat,
+    /// The move's canonical string.
+    #[serde(rename = "move")]
+    pub notation: String,
+    /// What it did, e.g. "lands on f3".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effect: Option<String>,
+}
+
+/// A position of any game, with the game and variant it belongs to.
+#[derive(Clone, Debug)]
+pub struct AnyGame {
+    id: GameId,
+    position: Position,
+}
+
+impl AnyGame {
+    /// The start position of `(game, variant)`; `variant` defaults to `standard`.
+    pub fn new(game: &str, variant: Option<&str>) -> Result<AnyGame, UnknownGame> {
+        let (_, variant) = catalogue::find(game, variant)?;
+        Ok((variant.start)())
+    }
+
+    /// Used by each family's catalogue entry to build its start positions.
+    pub(crate) fn from_position(game: &'static GameInfo, variant_slug: &str, position: impl Into<Position>) -> AnyGame {
+        let variant = game
+            .variants
+            .iter()
+            .find(|v| v.slug == variant_slug)
+            .expect("catalogue entries name their own variants");
+        AnyGame {
+            id: GameId { game, variant },
+            position: position.into(),
+        }
+    }
+
+    /// The start position with `moves` played in order: how a stored game is
+    /// rebuilt.
+    pub fn replay<S: AsRef<str>>(game: &str, variant: Option<&str>, moves: &[S]) -> Result<AnyGame, ReplayOrUnknown> {
+        let mut position = AnyGame::new(game, variant)?;
+        position.play_all(moves)?;
+        Ok(position)
+    }
+
+    /// Plays `moves` in order, stopping at the first that fails (the moves
+    /// before it stay played).
+    pub fn play_all<S: AsRef<str>>(&mut self, moves: &[S]) -> Result<(), ReplayError> {
+        for (index, notation) in moves.iter().enumerate() {
+            let notation = notation.as_ref();
+            self.play_quiet(notation).map_err(|error| ReplayError {
+                index,
+                notation: NotationError::echo(notation),
+                error,
+            })?;
+        }
+        Ok(())
+    }
+
+    pub fn id(&self) -> GameId {
+        self.id
+    }
+
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    pub fn to_move(&self) -> Option<Seat> {
+        dispatch!(&self.position, g, _w => g.to_move())
+    }
+
+    pub fn outcome(&self) -> Option<Outcome> {
+        dispatch!(&self.position, g, _w => g.outcome())
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.outcome().is_some()
+    }
+
+    pub fn ply(&self) -> u32 {
+        dispatch!(&self.position, g, _w => g.ply())
+    }
+
+    /// The legal moves as canonical strings, in a stable order.
+    pub fn legal_moves(&self) -> Vec<String> {
+        dispatch!(&self.position, g, _w => legal_strings(g))
+    }
+
+    pub fn view(&self) -> View {
+        dispatch!(&self.position, g, _w => g.view())
+    }
+
+    /// Parses, checks and plays one move; on error nothing changes.
+    pub fn play(&mut self, notation: &str) -> Result<Played, MoveError> {
+        dispatch!(&mut self.position, g, wrap => {
+            let seat = g.to_move().ok_or(MoveError::GameOver)?;
+            let parsed = notation.parse().map_err(MoveError::Notation)?;
+            let legal = g.legalize(parsed).map_err(|e| MoveError::Illegal(wrap(e)))?;
+            let effect = g.describe(legal);
+            g.play_unchecked(legal);
+            Ok(Played { seat, notation: legal.to_string(), effect })
+        })
+    }
+
+    /// [`AnyGame::play`] without the record: the fast path of replay.
+    fn play_quiet(&mut self, notation: &str) -> Result<(), MoveError> {
+        dispatch!(&mut self.position, g, wrap => g.play_str(notation).map(drop).map_err(|e| MoveError::from_play(e, wrap)))
+    }
+
+    /// Plays one uniformly random legal move; `false` when the game is over.
+    pub fn play_random(&mut self, rng: &mut Rng) -> bool {
+        dispatch!(&mut self.position, g, _w => match g.random_move(rng) {
+            Some(m) if g.outcome().is_none() => {
+                g.play_unchecked(m);
+                true
+            }
+            _ => false,
+        })
+    }
+
+    /// Checks a move without playing it, returning its canonical string.
+    pub fn check(&self, notation: &str) -> Result<String, MoveError> {
+        dispatch!(&self.position, g, wrap => {
+            if g.to_move().is_none() {
+                return Err(MoveError::GameOver);
+            }
+            let parsed = notation.parse().map_err(MoveError::Notation)?;
+            g.legalize(parsed).map(|m| m.to_string()).map_err(|e| MoveError::Illegal(wrap(e)))
+        })
+    }
+}
+
+fn legal_strings<G: Rules>(game: &G) -> Vec<String> {
+    use super::MoveBuffer;
+    let mut moves = G::MoveList::default();
+    game.legal_moves(&mut moves);
+    moves.as_slice().iter().map(|m| m.to_string()).collect()
+}
+
+/// Why [`AnyGame::replay`] failed: the game is unknown, or a move is bad.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ReplayOrUnknown {
+    #[error(transparent)]
+    Unknown(#[from] UnknownGame),
+    #[error(transparent)]
+    Move(#[from] ReplayError),
+}
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.game.slug, self.variant.slug)
+    }
+}

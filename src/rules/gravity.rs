@@ -1,0 +1,347 @@
+//! Forza 4 Centrifuga (Gravity): four in a row on an 8×8 board where every
+//! piece slides away from the centre.
+
+use arrayvec::ArrayVec;
+
+use super::any::AnyGame;
+use super::board::{Bitboard, Square};
+use super::catalogue::{GameInfo, VariantInfo};
+use super::playout::Rng;
+use super::{BoardShape, BoardView, CellView, EndReason, Outcome, Rules, Seat, SeatView, View};
+
+pub static INFO: GameInfo = GameInfo {
+    slug: "gravity",
+    italian: "Forza 4 Centrifuga",
+    english: "Gravity",
+    summary: "Two players take turns entering a piece on any free square of an empty 8×8 board. \
+              The piece slides toward the nearest edge (toward the nearest corner when two edges \
+              are equally near) and stops on the edge or before the first occupied square on its \
+              path. Four or more of one colour in a row, orthogonally or diagonally, wins; a full \
+              board without a line is a draw.",
+    notation: "A move is the entry square, e.g. e4. The square where the piece lands is shown \
+               in the history beside the move but is not part of it.",
+    variants: &[VariantInfo {
+        slug: "standard",
+        name: "Forza 4 Centrifuga",
+        seats: &["yellow", "red"],
+        board: "8×8 squares, empty at the start",
+        summary: "The only variant.",
+        start: || AnyGame::from_position(&INFO, "standard", Gravity::new()),
+    }],
+};
+
+const FILE_A: u64 = 0x0101_0101_0101_0101;
+const FILE_H: u64 = FILE_A << 7;
+
+/// The step each square's piece slides by, from RULES.md: toward the nearer
+/// edge, diagonally toward the corner on a tie.
+const SLIDE: [(i8, i8); 64] = {
+    let mut table = [(0i8, 0i8); 64];
+    let mut index = 0;
+    while index < 64 {
+        let file = (index % 8) as i8;
+        let rank = (index / 8) as i8;
+        let dx = if file < 7 - file { file } else { 7 - file };
+        let dy = if rank < 7 - rank { rank } else { 7 - rank };
+        let toward_file = if file <= 3 { -1 } else { 1 };
+        let toward_rank = if rank <= 3 { -1 } else { 1 };
+        table[index] = if dx < dy {
+            (toward_file, 0)
+        } else if dy < dx {
+            (0, toward_rank)
+        } else {
+            (toward_file, toward_rank)
+        };
+        index += 1;
+    }
+    table
+};
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Illegal {
+    #[error("{0} is occupied")]
+    Occupied(Square),
+}
+
+/// A Gravity position: two bitboards and the move count.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Gravity {
+    pieces: [Bitboard; 2],
+    ply: u32,
+    outcome: Option<Outcome>,
+}
+
+impl Default for Gravity {
+    fn default() -> Self {
+        Gravity::new()
+    }
+}
+
+impl Gravity {
+    pub fn new() -> Gravity {
+        Gravity {
+            pieces: [Bitboard::EMPTY; 2],
+            ply: 0,
+            outcome: None,
+        }
+    }
+
+    fn occupied(&self) -> Bitboard {
+        self.pieces[0] | self.pieces[1]
+    }
+
+    /// Which seat's piece stands on `square`.
+    pub fn piece_at(&self, square: Square) -> Option<Seat> {
+        (0..2).find(|&seat| self.pieces[seat as usize].contains(square))
+    }
+
+    /// Where a piece entered on the free square `entry` comes to rest.
+    pub fn landing(&self, entry: Square) -> Square {
+        let occupied = self.occupied();
+        let (df, dr) = SLIDE[entry.index()];
+        let mut at = entry;
+        while let Some(next) = at.offset(df, dr) {
+            if occupied.contains(next) {
+                break;
+            }
+            at = next;
+        }
+        at
+    }
+
+    fn has_four(pieces: Bitboard) -> bool {
+        let b = pieces.0;
+        // Each direction as a shift that moves a bit one step along it, masked
+        // so no step wraps around the board's edge.
+        let steps: [(u32, u64); 4] = [(1, !FILE_A), (8, !0), (9, !FILE_A), (7, !FILE_H)];
+        steps.iter().any(|&(shift, keep)| {
+            let pairs = b & ((b << shift) & keep);
+            let quads = pairs & ((pairs << (2 * shift)) & keep & (keep << shift));
+            quads != 0
+        })
+    }
+}
+
+impl Rules for Gravity {
+    type Move = Square;
+    /// Every free square is an entry square: at most 64.
+    type MoveList = ArrayVec<Square, 64>;
+    type Illegal = Illegal;
+
+    fn to_move(&self) -> Option<Seat> {
+        self.outcome.is_none().then_some((self.ply % 2) as Seat)
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    fn ply(&self) -> u32 {
+        self.ply
+    }
+
+    fn legal_moves(&self, moves: &mut Self::MoveList) {
+        if self.outcome.is_none() {
+            moves.extend(!self.occupied());
+        }
+    }
+
+    fn legalize(&self, entry: Square) -> Result<Square, Illegal> {
+        if self.occupied().contains(entry) {
+            Err(Illegal::Occupied(entry))
+        } else {
+            Ok(entry)
+        }
+    }
+
+    fn play_unchecked(&mut self, entry: Square) {
+        let seat = (self.ply % 2) as usize;
+        let landing = self.landing(entry);
+        self.pieces[seat].set(landing);
+        self.ply += 1;
+        if Gravity::has_four(self.pieces[seat]) {
+            self.outcome = Some(Outcome::win(seat as Seat, EndReason::Line(4)));
+        } else if self.ply == 64 {
+            self.outcome = Some(Outcome::draw(EndReason::BoardFull));
+        }
+    }
+
+    fn describe(&self, entry: Square) -> Option<String> {
+        Some(format!("lands on {}", self.landing(entry)))
+    }
+
+    fn view(&self) -> View {
+        let cells = Square::all()
+            .map(|square| CellView {
+                name: square.to_string(),
+                x: square.file() as f32 + 0.5,
+                y: (7 - square.rank()) as f32 + 0.5,
+                stack: self.piece_at(square).map(Some).into_iter().collect(),
+            })
+            .collect();
+        View {
+            board: BoardView {
+                shape: BoardShape::Square,
+                files: 8,
+                ranks: 8,
+                cells,
+            },
+            seats: ["yellow", "red"]
+                .map(|colour| SeatView {
+                    colour,
+                    ..SeatView::default()
+                })
+                .to_vec(),
+            phase: None,
+        }
+    }
+
+    fn random_move(&self, rng: &mut Rng) -> Option<Square> {
+        let free = !self.occupied();
+        let count = free.count();
+        if self.outcome.is_some() || count == 0 {
+            return None;
+        }
+        free.nth(rng.below(count as usize) as u32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sq(name: &str) -> Square {
+        name.parse().unwrap()
+    }
+
+    fn play(moves: &str) -> Gravity {
+        let mut game = Gravity::new();
+        for m in moves.split_whitespace() {
+            game.play_str(m).unwrap();
+        }
+        game
+    }
+
+    #[test]
+    fn seed_landings_on_an_empty_board() {
+        let empty = Gravity::new();
+        for (entry, landing) in [
+            ("d3", "d1"),
+            ("c7", "c8"),
+            ("e5", "h8"),
+            ("a5", "a5"),
+            ("d4", "a1"),
+            ("c4", "a4"),
+        ] {
+            assert_eq!(empty.landing(sq(entry)), sq(landing), "{entry}");
+        }
+    }
+
+    #[test]
+    fn seed_game_ends_with_red_winning_on_e4() {
+        let mut game = play("e2 h4 e2 g4 e3 f4 e4 e4 f2 g1");
+        assert_eq!(game.outcome(), None);
+        assert_eq!(game.landing(sq("e4")), sq("f3"));
+        game.play_str("e4").unwrap();
+        assert_eq!(game.piece_at(sq("f3")), Some(0));
+        assert_eq!(game.landing(sq("e4")), sq("e4"));
+        game.play_str("e4").unwrap();
+        for s in ["e4", "f4", "g4", "h4"] {
+            assert_eq!(game.piece_at(sq(s)), Some(1), "{s}");
+        }
+        assert_eq!(game.outcome(), Some(Outcome::win(1, EndReason::Line(4))));
+        assert_eq!(game.to_move(), None);
+    }
+
+    #[test]
+    fn a_slide_stops_before_a_piece_but_not_beside_its_path() {
+        // c4 slides west to a4; with a4 taken it stops on b4.
+        let game = play("a4");
+        assert_eq!(game.landing(sq("c4")), sq("b4"));
+        // A piece on a3, beside the path c4-b4-a4, does not stop it.
+        let game = play("a3");
+        assert_eq!(game.landing(sq("c4")), sq("a4"));
+    }
+
+    #[test]
+    fn diagonal_slides_and_blocked_diagonals() {
+        let empty = Gravity::new();
+        assert_eq!(empty.landing(sq("c3")), sq("a1"));
+        assert_eq!(empty.landing(sq("f6")), sq("h8"));
+        assert_eq!(empty.landing(sq("c6")), sq("a8"));
+        // With a1 taken, d4 stops on b2; with b2 taken too, c3 stays on c3.
+        let game = play("a1");
+        assert_eq!(game.landing(sq("d4")), sq("b2"));
+        let game = play("a1 b2");
+        assert_eq!(game.piece_at(sq("b2")), Some(1));
+        assert_eq!(game.landing(sq("c3")), sq("c3"));
+    }
+
+    #[test]
+    fn occupied_entry_squares_are_refused_by_name() {
+        let mut game = play("a5");
+        let before = game.clone();
+        let error = game.play_str("A5").unwrap_err();
+        assert_eq!(error.to_string(), "a5 is occupied");
+        assert_eq!(game, before);
+        // e2 is free but slides to e1: entering on e1 afterwards is refused.
+        let mut game = play("e2");
+        assert!(game.play_str("e1").is_err());
+        assert!(game.play_str("e2").is_ok());
+    }
+
+    #[test]
+    fn lines_in_every_direction_win() {
+        // Yellow's diagonal a1 b2 c3 d4 built on the edges and slides.
+        for (moves, winner) in [
+            ("a1 h8 a2 h7 a3 h6 a4", 0),
+            ("a1 h8 b1 h7 c1 h6 d1", 0),
+            ("a1 a8 b1 b8 d1 c8 h3 d8", 1),
+        ] {
+            let game = play(moves);
+            assert_eq!(
+                game.outcome().map(|o| o.winners),
+                Some(super::super::Winners::seat(winner)),
+                "{moves}"
+            );
+        }
+        assert!(Gravity::has_four(Bitboard(
+            sq("a1").bit().0 | sq("b2").bit().0 | sq("c3").bit().0 | sq("d4").bit().0
+        )));
+        assert!(Gravity::has_four(Bitboard(
+            sq("h1").bit().0 | sq("g2").bit().0 | sq("f3").bit().0 | sq("e4").bit().0
+        )));
+        // No wrap-around: g1 h1 a2 b2 is not a line.
+        assert!(!Gravity::has_four(Bitboard(
+            sq("g1").bit().0 | sq("h1").bit().0 | sq("a2").bit().0 | sq("b2").bit().0
+        )));
+        assert!(!Gravity::has_four(Bitboard(
+            sq("h1").bit().0 | sq("a2").bit().0 | sq("b3").bit().0 | sq("c4").bit().0
+        )));
+    }
+
+    #[test]
+    fn a_full_board_without_a_line_is_a_draw() {
+        // Colour by (file / 2 + rank) % 2: no line in any direction is longer
+        // than two. a8 (red in the pattern, a corner so its piece stays put)
+        // is left for red's 64th-ply move.
+        let colour = |s: Square| ((s.file() / 2 + s.rank()) % 2) as usize;
+        let mut game = Gravity::new();
+        for s in Square::all().filter(|&s| s != sq("a8")) {
+            game.pieces[colour(s)].set(s);
+        }
+        game.ply = 63;
+        assert_eq!(game.legal_moves_vec(), vec![sq("a8")]);
+        game.play_str("a8").unwrap();
+        assert_eq!(game.outcome(), Some(Outcome::draw(EndReason::BoardFull)));
+    }
+}
+
+#[cfg(test)]
+impl Gravity {
+    fn legal_moves_vec(&self) -> Vec<Square> {
+        let mut moves = ArrayVec::new();
+        self.legal_moves(&mut moves);
+        moves.to_vec()
+    }
+}
