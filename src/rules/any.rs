@@ -250,6 +250,11 @@ impl AnyGame {
         dispatch!(&mut self.position, g, wrap => g.play_str(notation).map(drop).map_err(|e| MoveError::from_play(e, wrap)))
     }
 
+    /// See [`Rules::perft`].
+    pub fn perft(&self, depth: u32) -> u64 {
+        dispatch!(&self.position, g, _w => g.perft(depth))
+    }
+
     /// Plays one uniformly random legal move; `false` when the game is over.
     pub fn play_random(&mut self, rng: &mut Rng) -> bool {
         dispatch!(&mut self.position, g, _w => match g.random_move(rng) {

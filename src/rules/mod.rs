@@ -210,6 +210,29 @@ pub trait Rules: Clone + fmt::Debug + Send + Sync + 'static {
         }
     }
 
+    /// The number of move sequences of length `depth` from this position
+    /// (games that end early count as they end): regression data for move
+    /// generation.
+    fn perft(&self, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        let mut moves = Self::MoveList::default();
+        self.legal_moves(&mut moves);
+        if depth == 1 {
+            return moves.as_slice().len() as u64;
+        }
+        moves
+            .as_slice()
+            .iter()
+            .map(|&m| {
+                let mut next = self.clone();
+                next.play_unchecked(m);
+                next.perft(depth - 1)
+            })
+            .sum()
+    }
+
     /// Parses, checks and plays a move given as a string. On error the
     /// position is unchanged.
     fn play_str(&mut self, notation: &str) -> Result<Self::Move, PlayError<Self::Illegal>> {
