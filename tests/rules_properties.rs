@@ -73,7 +73,7 @@ fn check_random_game(game: &str, variant: &str, seed: u64, plies: usize) -> Resu
         prop_assert_eq!(played.notation, chosen);
     }
     if position.is_finished() {
-        prop_assert_eq!(position.play(&"a1".to_string()), Err(MoveError::GameOver));
+        prop_assert_eq!(position.play("a1"), Err(MoveError::GameOver));
     }
     Ok(())
 }

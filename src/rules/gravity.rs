@@ -210,6 +210,14 @@ impl Rules for Gravity {
 mod tests {
     use super::*;
 
+    impl Gravity {
+        fn legal_moves_vec(&self) -> Vec<Square> {
+            let mut moves = ArrayVec::new();
+            self.legal_moves(&mut moves);
+            moves.to_vec()
+        }
+    }
+
     fn sq(name: &str) -> Square {
         name.parse().unwrap()
     }
@@ -334,14 +342,5 @@ mod tests {
         assert_eq!(game.legal_moves_vec(), vec![sq("a8")]);
         game.play_str("a8").unwrap();
         assert_eq!(game.outcome(), Some(Outcome::draw(EndReason::BoardFull)));
-    }
-}
-
-#[cfg(test)]
-impl Gravity {
-    fn legal_moves_vec(&self) -> Vec<Square> {
-        let mut moves = ArrayVec::new();
-        self.legal_moves(&mut moves);
-        moves.to_vec()
     }
 }
