@@ -720,6 +720,8 @@ impl Rules for Pente {
             if let Some(slot) = self.neutral.get_mut(self.neutrals as usize) {
                 *slot = cell as u16;
                 self.neutrals += 1;
+                // Sorted, so that equal positions compare and hash equal.
+                self.neutral[..self.neutrals as usize].sort_unstable();
             }
             self.neutral_left[seat] = self.neutral_left[seat].saturating_sub(1);
         } else {
