@@ -7,6 +7,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use std::hint::black_box;
 use tavoliere::rules::catalogue::GAMES;
 use tavoliere::rules::gravity::Gravity;
+use tavoliere::rules::pente::{Pente, Variant};
 use tavoliere::rules::playout::{random_playout, Rng};
 use tavoliere::rules::{AnyGame, Rules};
 
@@ -47,6 +48,7 @@ fn playouts_of<G: Rules>(c: &mut Criterion, name: &str, start: G) {
 
 fn random_playouts(c: &mut Criterion) {
     playouts_of(c, "gravity/standard", Gravity::new());
+    playouts_of(c, "pente/standard", Pente::new(Variant::Standard));
 }
 
 /// Rebuilding a stored game from its move list, as the server does on a

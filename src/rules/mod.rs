@@ -16,6 +16,8 @@ mod any;
 pub mod board;
 pub mod catalogue;
 pub mod gravity;
+pub mod neighbours;
+pub mod pente;
 pub mod playout;
 
 use std::fmt;
