@@ -15,8 +15,10 @@ pub mod analysis;
 mod any;
 pub mod board;
 pub mod catalogue;
+pub mod focus;
 pub mod gravity;
 pub mod playout;
+pub mod torri;
 
 use std::fmt;
 use std::str::FromStr;
