@@ -479,9 +479,7 @@ impl Focus {
                         // Limits only fall where a square emptied: on the
                         // rank and file of `from`, which hold `to` too.
                         let check = if emptied {
-                            Bitboard(
-                                self.occupied.0 & ((0xff << (8 * from.rank())) | (FILE_A << from.file())),
-                            )
+                            Bitboard(self.occupied.0 & ((0xff << (8 * from.rank())) | (FILE_A << from.file())))
                         } else {
                             to.bit()
                         };
@@ -601,7 +599,10 @@ impl Focus {
         self.commands[self.mover as usize]
             .map(|from| {
                 let height = self.heights[from.index()];
-                REACH[from.index()].iter().map(|&r| r.min(height) as usize).sum::<usize>()
+                REACH[from.index()]
+                    .iter()
+                    .map(|&r| r.min(height) as usize)
+                    .sum::<usize>()
             })
             .sum()
     }
@@ -980,7 +981,20 @@ mod tests {
             assert_eq!(m.to_string(), canonical, "{text}");
             assert_eq!(canonical.parse::<Move>(), Ok(m));
         }
-        for bad in ["", "+", "c3-", "c3<>", "c3<d4", "c3x", "c3--c5", "++d4", "i3", "c9-c5", "c3-c5 ", "c3<>d4<>e5"] {
+        for bad in [
+            "",
+            "+",
+            "c3-",
+            "c3<>",
+            "c3<d4",
+            "c3x",
+            "c3--c5",
+            "++d4",
+            "i3",
+            "c9-c5",
+            "c3-c5 ",
+            "c3<>d4<>e5",
+        ] {
             assert!(bad.parse::<Move>().is_err(), "{bad}");
         }
     }
@@ -989,8 +1003,14 @@ mod tests {
     fn start_of_the_standard_game_is_the_swap_phase() {
         let mut game = Focus::new(Variant::Standard, Limit::Five);
         assert_eq!(game.view().phase, Some("swap"));
-        assert_eq!(game.play_str("c3-c4").unwrap_err().to_string(), Illegal::SwapFirst.to_string());
-        assert_eq!(game.play_str("+c3").unwrap_err().to_string(), Illegal::SwapFirst.to_string());
+        assert_eq!(
+            game.play_str("c3-c4").unwrap_err().to_string(),
+            Illegal::SwapFirst.to_string()
+        );
+        assert_eq!(
+            game.play_str("+c3").unwrap_err().to_string(),
+            Illegal::SwapFirst.to_string()
+        );
         // The swap that keeps 180° symmetry with colours exchanged.
         assert_eq!(
             game.play_str("b7<>g2").unwrap_err().to_string(),
@@ -1001,14 +1021,23 @@ mod tests {
             "the swap leaves the board symmetric"
         );
         // b7 with b2 is the mirror in the ranks, colours exchanged: also refused.
-        assert_eq!(game.play_str("b2<>b7").unwrap_err().to_string(), "the swap leaves the board symmetric");
+        assert_eq!(
+            game.play_str("b2<>b7").unwrap_err().to_string(),
+            "the swap leaves the board symmetric"
+        );
         assert_eq!(
             game.play_str("b7<>c7").unwrap_err().to_string(),
             "a swap exchanges a red and a green piece, but b7 and c7 are both red"
         );
         assert_eq!(game.play_str("c1<>c3").unwrap_err().to_string(), "c1 is empty");
-        assert_eq!(game.play_str("a1<>c3").unwrap_err().to_string(), "a1 is not a square of this board");
-        assert_eq!(game.play_str("c3<>c3").unwrap_err().to_string(), "a swap needs two different squares");
+        assert_eq!(
+            game.play_str("a1<>c3").unwrap_err().to_string(),
+            "a1 is not a square of this board"
+        );
+        assert_eq!(
+            game.play_str("c3<>c3").unwrap_err().to_string(),
+            "a swap needs two different squares"
+        );
         // 18 × 18 pairs, less the 18 mirror pairs in the ranks and the 18
         // pairs 180° apart: the start is mirror-symmetric in the files, so no
         // swap keeps that symmetry.
@@ -1019,12 +1048,18 @@ mod tests {
         assert_eq!(game.to_move(), Some(1));
         assert_eq!(game.view().phase, Some("swap"));
         // Green swapping back would restore the symmetric start.
-        assert_eq!(game.play_str("d3<>d2").unwrap_err(), crate::rules::PlayError::Illegal(Illegal::Symmetric));
+        assert_eq!(
+            game.play_str("d3<>d2").unwrap_err(),
+            crate::rules::PlayError::Illegal(Illegal::Symmetric)
+        );
         game.play_str("f7<>e7").unwrap();
         assert_eq!(stack_of(&game, "e7"), vec![0]);
         assert_eq!(game.view().phase, None);
         assert_eq!(game.to_move(), Some(0));
-        assert_eq!(game.play_str("c3<>d4").unwrap_err().to_string(), Illegal::NoSwapNow.to_string());
+        assert_eq!(
+            game.play_str("c3<>d4").unwrap_err().to_string(),
+            Illegal::NoSwapNow.to_string()
+        );
         assert!(game.play_str("d3-d4").is_ok());
         assert_eq!(game.to_move(), Some(1));
     }
@@ -1057,7 +1092,9 @@ mod tests {
         let game = setup(Variant::NoSwap, Limit::Five, "c3:110 c4:1 c5:01 d3:1 f3:1");
         let moves = legal(&game);
         // One, two or three pieces, as far as pieces carried, over c4 and c5.
-        for m in ["c3-c4", "c3-c5", "c3-c6", "c3-d3", "c3-e3", "c3-f3", "c3-b3", "c3-a3", "c3-c2", "c3-c1"] {
+        for m in [
+            "c3-c4", "c3-c5", "c3-c6", "c3-d3", "c3-e3", "c3-f3", "c3-b3", "c3-a3", "c3-c2", "c3-c1",
+        ] {
             assert!(moves.contains(&m.to_string()), "{m} missing from {moves:?}");
         }
         // b3-a3 is 2 west; 3 west is off the board; c0 does not exist.
@@ -1075,14 +1112,32 @@ mod tests {
         assert!(!after.occupied.contains(sq("c3")));
         // Errors in player terms.
         let mut game = game;
-        assert_eq!(game.play_str("c3-c7").unwrap_err().to_string(), "a stack of 3 cannot move 4 pieces");
-        assert_eq!(game.play_str("c4-c5").unwrap_err().to_string(), "c4 holds green's stack");
+        assert_eq!(
+            game.play_str("c3-c7").unwrap_err().to_string(),
+            "a stack of 3 cannot move 4 pieces"
+        );
+        assert_eq!(
+            game.play_str("c4-c5").unwrap_err().to_string(),
+            "c4 holds green's stack"
+        );
         assert_eq!(game.play_str("e4-e5").unwrap_err().to_string(), "e4 is empty");
-        assert_eq!(game.play_str("c3-d4").unwrap_err().to_string(), "c3-d4 does not go along a rank or a file");
+        assert_eq!(
+            game.play_str("c3-d4").unwrap_err().to_string(),
+            "c3-d4 does not go along a rank or a file"
+        );
         assert_eq!(game.play_str("c3-c3").unwrap_err().to_string(), "c3-c3 does not move");
-        assert_eq!(game.play_str("c3-a1").unwrap_err().to_string(), "a1 is not a square of this board");
-        assert_eq!(game.play_str("+d4").unwrap_err().to_string(), "red has no pieces in reserve");
-        assert_eq!(game.play_str("c3<>d3").unwrap_err().to_string(), Illegal::NoSwapNow.to_string());
+        assert_eq!(
+            game.play_str("c3-a1").unwrap_err().to_string(),
+            "a1 is not a square of this board"
+        );
+        assert_eq!(
+            game.play_str("+d4").unwrap_err().to_string(),
+            "red has no pieces in reserve"
+        );
+        assert_eq!(
+            game.play_str("c3<>d3").unwrap_err().to_string(),
+            Illegal::NoSwapNow.to_string()
+        );
     }
 
     #[test]
@@ -1090,14 +1145,20 @@ mod tests {
         // Red moves 2 from c3 onto a stack of 4 on e3: 6 pieces, 1 too many,
         // and the bottom one is red's.
         let mut game = setup(Variant::NoSwap, Limit::Five, "c3:00 e3:0110 g6:1");
-        assert_eq!(game.describe("c3-e3".parse().unwrap()), Some("e3 overflows: 1 to red's reserve".into()));
+        assert_eq!(
+            game.describe("c3-e3".parse().unwrap()),
+            Some("e3 overflows: 1 to red's reserve".into())
+        );
         game.play_str("c3-e3").unwrap();
         assert_eq!(stack_of(&game, "e3"), vec![1, 1, 0, 0, 0]);
         assert_eq!(game.reserve(0), 1);
         assert_eq!(game.captured(0), 0);
         game.play_str("g6-g5").unwrap();
         // Red drops on e3: the bottom piece, green's, leaves the game.
-        assert_eq!(game.describe("+e3".parse().unwrap()), Some("e3 overflows: 1 out of the game".into()));
+        assert_eq!(
+            game.describe("+e3".parse().unwrap()),
+            Some("e3 overflows: 1 out of the game".into())
+        );
         game.play_str("e3").unwrap();
         assert_eq!(stack_of(&game, "e3"), vec![1, 0, 0, 0, 0]);
         assert_eq!(game.reserve(0), 0);
@@ -1159,7 +1220,10 @@ mod tests {
         assert_eq!(game.limit_at(sq("f6")), 2);
         // A stack of 2 that moves to an empty rank and file is cut to 1.
         let mut game = setup(Variant::NoSwap, Limit::Lines, "d4:10 d5:1 h5:1");
-        assert_eq!(game.describe("d4-b4".parse().unwrap()), Some("b4 overflows: 1 out of the game".into()));
+        assert_eq!(
+            game.describe("d4-b4".parse().unwrap()),
+            Some("b4 overflows: 1 out of the game".into())
+        );
         game.play_str("d4-b4").unwrap();
         assert_eq!(stack_of(&game, "b4"), vec![0]);
         assert_eq!(game.captured(0), 1);
@@ -1176,7 +1240,10 @@ mod tests {
         // cut to 2, and the red piece at its bottom leaves the game.
         let mut game = setup(Variant::NoSwap, Limit::Lines, "d5:011 d3:0 d6:1 g4:1");
         assert_eq!(game.limit_at(sq("d5")), 3);
-        assert_eq!(game.describe("d3-e3".parse().unwrap()), Some("d5 overflows: 1 out of the game".into()));
+        assert_eq!(
+            game.describe("d3-e3".parse().unwrap()),
+            Some("d5 overflows: 1 out of the game".into())
+        );
         game.play_str("d3-e3").unwrap();
         assert_eq!(stack_of(&game, "d5"), vec![1, 1]);
         assert_eq!(game.captured(1), 1, "the piece out counts for d5's commander");
@@ -1259,7 +1326,10 @@ mod tests {
             assert_eq!(game.to_move(), Some(seat));
             game.play_str(m).unwrap();
         }
-        assert_eq!(game.play_str("c3-c4").unwrap_err().to_string(), "c3 holds green's stack");
+        assert_eq!(
+            game.play_str("c3-c4").unwrap_err().to_string(),
+            "c3 holds green's stack"
+        );
     }
 
     #[test]
@@ -1302,7 +1372,10 @@ mod tests {
         assert_eq!(game.to_move(), Some(2));
         assert_eq!(game.outcome(), None);
         game.play_str("e4-e1").unwrap(); // green moves all 3 pieces 3 squares
-        assert_eq!(game.play_str("f4-f1").unwrap_err().to_string(), "a stack of 1 cannot move 3 pieces");
+        assert_eq!(
+            game.play_str("f4-f1").unwrap_err().to_string(),
+            "a stack of 1 cannot move 3 pieces"
+        );
         game.play_str("f4-f3").unwrap(); // yellow
         game.play_str("e1-e2").unwrap(); // green takes its top piece off
         assert_eq!(game.to_move(), Some(3), "blue's e1 is on top, blue is skipped");
@@ -1399,7 +1472,10 @@ mod tests {
             }
             if let Some(outcome) = game.outcome() {
                 finished += 1;
-                let losers = [0, 1].into_iter().find(|&s| game.is_out(s) && game.is_out(s ^ 2)).unwrap();
+                let losers = [0, 1]
+                    .into_iter()
+                    .find(|&s| game.is_out(s) && game.is_out(s ^ 2))
+                    .unwrap();
                 assert_eq!(outcome.winners, Winners::seats(&[losers ^ 1, losers ^ 3]));
             }
         }

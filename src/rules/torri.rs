@@ -120,6 +120,23 @@ const EXITS: [u8; 64] = {
     table
 };
 
+/// An empty square's stack: the marker alone.
+const EMPTY: u64 = 1;
+
+/// The height of a stack: the index of its marker bit.
+fn height(stack: u64) -> u32 {
+    63u32.saturating_sub(stack.leading_zeros())
+}
+
+/// `stack` with the lowest `count` pieces of `pieces` put on top, bottom
+/// first.
+fn stack_on(stack: u64, pieces: u64, count: u32) -> u64 {
+    let h = height(stack);
+    let block = pieces & 1u64.checked_shl(count).unwrap_or(0).wrapping_sub(1);
+    let marker = 1u64.checked_shl(h + count).unwrap_or(0);
+    (stack & !(1u64 << h)) | block.checked_shl(h).unwrap_or(0) | marker
+}
+
 /// A move: the stack's square and the neighbouring square giving the
 /// direction of the collapse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -159,12 +176,13 @@ pub enum Illegal {
     NotAdjacent { from: Square, toward: Square },
 }
 
-/// A Torri position. A stack of any height up to all 58 pieces: bit `i` of
-/// `pieces[sq]` is set when the `i`-th piece from the bottom is o's.
+/// A Torri position. Each square's stack, of any height up to all 58
+/// pieces, is one `u64`: bit `i` is set when the `i`-th piece from the bottom
+/// is o's, and a marker bit sits just above the top piece (an empty square
+/// is `1`), so the height is the marker's index.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Torri {
-    pieces: [u64; 64],
-    heights: [u8; 64],
+    stacks: [u64; 64],
     occupied: Bitboard,
     /// The stacks o commands; x commands the other occupied squares.
     o_top: Bitboard,
@@ -179,8 +197,7 @@ impl Torri {
             Layout::Alt => &ALT,
         };
         let mut position = Torri {
-            pieces: [0; 64],
-            heights: [0; 64],
+            stacks: [EMPTY; 64],
             occupied: Bitboard::EMPTY,
             o_top: Bitboard::EMPTY,
             ply: 0,
@@ -199,25 +216,24 @@ impl Torri {
 
     /// The stack on `square`, bottom to top (0 = x, 1 = o).
     pub fn stack(&self, square: Square) -> Vec<Seat> {
-        let bits = self.pieces[square.index()];
-        (0..self.heights[square.index()].min(64))
-            .map(|i| (bits.wrapping_shr(i as u32) & 1) as Seat)
-            .collect()
+        let bits = self.stacks[square.index()];
+        (0..height(bits)).map(|i| (bits.wrapping_shr(i) & 1) as Seat).collect()
+    }
+
+    pub fn height(&self, square: Square) -> u32 {
+        height(self.stacks[square.index()])
     }
 
     fn put(&mut self, square: Square, seat: Seat) {
-        let i = square.index();
-        let height = self.heights[i];
-        self.pieces[i] |= (seat as u64 & 1).checked_shl(height as u32).unwrap_or(0);
-        self.heights[i] = height.saturating_add(1);
+        self.stacks[square.index()] = stack_on(self.stacks[square.index()], seat as u64 & 1, 1);
         self.occupied.set(square);
         self.set_top(square);
     }
 
     fn set_top(&mut self, square: Square) {
-        let i = square.index();
-        match self.heights[i].checked_sub(1) {
-            Some(top) if self.pieces[i].wrapping_shr(top as u32) & 1 != 0 => self.o_top.set(square),
+        let bits = self.stacks[square.index()];
+        match height(bits).checked_sub(1) {
+            Some(top) if bits.wrapping_shr(top) & 1 != 0 => self.o_top.set(square),
             _ => self.o_top.clear(square),
         }
     }
@@ -249,10 +265,10 @@ impl Torri {
 
     /// Where the pieces of `from` land when it collapses in direction `dir`:
     /// `(square, pieces)` from the nearest square out.
-    fn landings(&self, from: Square, dir: usize) -> ArrayVec<(Square, u8), 7> {
+    fn landings(&self, from: Square, dir: usize) -> ArrayVec<(Square, u32), 7> {
         let (df, dr) = DIRECTIONS[dir];
-        let height = self.heights[from.index()];
-        let reach = REACH[from.index()][dir];
+        let height = self.height(from);
+        let reach = REACH[from.index()][dir] as u32;
         let mut landings = ArrayVec::new();
         let mut at = from;
         let mut left = height;
@@ -334,18 +350,15 @@ impl Rules for Torri {
             return;
         };
         let from = m.from.index();
-        let mut bits = self.pieces[from];
+        let mut bits = self.stacks[from];
         for (square, count) in self.landings(m.from, dir) {
             let i = square.index();
-            let block = bits & 1u64.checked_shl(count as u32).unwrap_or(0).wrapping_sub(1);
-            self.pieces[i] |= block.checked_shl(self.heights[i] as u32).unwrap_or(0);
-            self.heights[i] = self.heights[i].saturating_add(count);
+            self.stacks[i] = stack_on(self.stacks[i], bits, count);
             self.occupied.set(square);
             self.set_top(square);
-            bits = bits.checked_shr(count as u32).unwrap_or(0);
+            bits = bits.checked_shr(count).unwrap_or(0);
         }
-        self.pieces[from] = 0;
-        self.heights[from] = 0;
+        self.stacks[from] = EMPTY;
         self.occupied.clear(m.from);
         self.o_top.clear(m.from);
         self.ply += 1;
@@ -443,8 +456,7 @@ mod tests {
     /// 0 = x, 1 = o), x to move.
     fn setup(stacks: &str) -> Torri {
         let mut game = Torri::new(Layout::Standard);
-        game.pieces = [0; 64];
-        game.heights = [0; 64];
+        game.stacks = [EMPTY; 64];
         game.occupied = Bitboard::EMPTY;
         game.o_top = Bitboard::EMPTY;
         for item in stacks.split_whitespace() {
@@ -549,7 +561,10 @@ mod tests {
         // a8 moving south spreads down the file.
         let mut game = setup("a8:000 h1:1");
         game.play_str("a8-a7").unwrap();
-        assert_eq!((stack_of(&game, "a7"), stack_of(&game, "a6"), stack_of(&game, "a5")), (vec![0], vec![0], vec![0]));
+        assert_eq!(
+            (stack_of(&game, "a7"), stack_of(&game, "a6"), stack_of(&game, "a5")),
+            (vec![0], vec![0], vec![0])
+        );
         // Next to the edge: everything lands on the neighbouring edge square.
         let mut game = setup("b2:1010 h8:1");
         game.play_str("b2-a1").unwrap();
@@ -616,9 +631,11 @@ mod tests {
                 while let Some(m) = game.random_move(&mut rng) {
                     assert!(legal(&game).contains(&m.to_string()));
                     game.play_unchecked(m);
-                    let pieces: usize = Square::all().map(|s| game.heights[s.index()] as usize).sum();
+                    let pieces: usize = Square::all().map(|s| game.height(s) as usize).sum();
                     assert_eq!(pieces, 58);
-                    let o: usize = Square::all().map(|s| game.stack(s).iter().filter(|&&p| p == 1).count()).sum();
+                    let o: usize = Square::all()
+                        .map(|s| game.stack(s).iter().filter(|&&p| p == 1).count())
+                        .sum();
                     assert_eq!(o, 29);
                     if game.ply > 500 {
                         break;
