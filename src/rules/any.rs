@@ -7,7 +7,7 @@ use serde::{Serialize, Serializer};
 
 use super::catalogue::{self, GameInfo, VariantInfo};
 use super::playout::Rng;
-use super::{gravity, neighbours, pente, NotationError, Outcome, PlayError, Rules, Seat, View};
+use super::{focus, gravity, neighbours, pente, torri, NotationError, Outcome, PlayError, Rules, Seat, View};
 
 /// Adds a game family: its enum variant, module and position type. Every
 /// match over the families is generated from this one list.
@@ -49,6 +49,8 @@ macro_rules! families {
 
 families! { $;
     Gravity => gravity::Gravity,
+    Torri => torri::Torri,
+    Focus => focus::Focus,
     Neighbours => neighbours::Neighbours,
     Pente => pente::Pente,
 }

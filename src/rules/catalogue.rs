@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::any::{AnyGame, UnknownGame};
-use super::{gravity, neighbours, pente};
+use super::{focus, gravity, neighbours, pente, torri};
 
 /// A game family: one module of `src/rules/`, one or more variants.
 #[derive(Debug, Serialize)]
@@ -34,7 +34,14 @@ pub struct VariantInfo {
 }
 
 /// Every game served, in the order the catalogue lists them.
-pub static GAMES: &[&GameInfo] = &[&gravity::INFO, &neighbours::INFO, &pente::INFO];
+pub static GAMES: &[&GameInfo] = &[
+    &gravity::INFO,
+    &torri::INFO,
+    &focus::FOCUS,
+    &focus::LINES_OF_FOCUS,
+    &neighbours::INFO,
+    &pente::INFO,
+];
 
 pub fn game(slug: &str) -> Option<&'static GameInfo> {
     GAMES.iter().copied().find(|g| g.slug == slug)

@@ -15,10 +15,12 @@ pub mod analysis;
 mod any;
 pub mod board;
 pub mod catalogue;
+pub mod focus;
 pub mod gravity;
 pub mod neighbours;
 pub mod pente;
 pub mod playout;
+pub mod torri;
 
 use std::fmt;
 use std::str::FromStr;
