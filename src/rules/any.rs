@@ -7,7 +7,7 @@ use serde::{Serialize, Serializer};
 
 use super::catalogue::{self, GameInfo, VariantInfo};
 use super::playout::Rng;
-use super::{gravity, NotationError, Outcome, PlayError, Rules, Seat, View};
+use super::{gravity, huntsmen, NotationError, Outcome, PlayError, Rules, Seat, View};
 
 /// Adds a game family: its enum variant, module and position type. Every
 /// match over the families is generated from this one list.
@@ -49,6 +49,7 @@ macro_rules! families {
 
 families! { $;
     Gravity => gravity::Gravity,
+    Huntsmen => huntsmen::Huntsmen,
 }
 
 /// Identifies a game and variant of the catalogue.

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::any::{AnyGame, UnknownGame};
-use super::gravity;
+use super::{gravity, huntsmen};
 
 /// A game family: one module of `src/rules/`, one or more variants.
 #[derive(Debug, Serialize)]
@@ -34,7 +34,7 @@ pub struct VariantInfo {
 }
 
 /// Every game served, in the order the catalogue lists them.
-pub static GAMES: &[&GameInfo] = &[&gravity::INFO];
+pub static GAMES: &[&GameInfo] = &[&gravity::INFO, &huntsmen::INFO, &huntsmen::ANNUVIN];
 
 pub fn game(slug: &str) -> Option<&'static GameInfo> {
     GAMES.iter().copied().find(|g| g.slug == slug)

@@ -16,6 +16,7 @@ mod any;
 pub mod board;
 pub mod catalogue;
 pub mod gravity;
+pub mod huntsmen;
 pub mod playout;
 
 use std::fmt;
