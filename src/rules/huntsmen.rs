@@ -156,14 +156,6 @@ struct Board {
     within: [[Bitboard; MAX_RANGE + 1]; 64],
 }
 
-const fn abs_diff(a: u8, b: u8) -> u8 {
-    if a > b {
-        a - b
-    } else {
-        b - a
-    }
-}
-
 const fn max(a: u8, b: u8) -> u8 {
     if a > b {
         a
@@ -180,7 +172,7 @@ const fn board(size: u8, metric: Metric) -> Board {
     while index < 64 {
         let (file, rank) = ((index % 8) as u8, (index / 8) as u8);
         let on_grid = file < size && rank < size;
-        let on_hex = !matches!(metric, Metric::Hex) || abs_diff(file, rank) <= size / 2;
+        let on_hex = !matches!(metric, Metric::Hex) || file.abs_diff(rank) <= size / 2;
         if on_grid && on_hex {
             cells |= 1 << index;
         }
@@ -194,7 +186,7 @@ const fn board(size: u8, metric: Metric) -> Board {
         while b < 64 {
             if cells & (1 << a) != 0 && cells & (1 << b) != 0 {
                 let (fa, ra, fb, rb) = ((a % 8) as u8, (a / 8) as u8, (b % 8) as u8, (b / 8) as u8);
-                let (df, dr) = (abs_diff(fa, fb), abs_diff(ra, rb));
+                let (df, dr) = (fa.abs_diff(fb), ra.abs_diff(rb));
                 let d = match metric {
                     Metric::King => max(df, dr),
                     Metric::Manhattan => df + dr,

@@ -91,7 +91,10 @@ fn seed_the_captures_of_b3_including_the_chain() {
     let game = play(Variant::Standard, "c1-c2 d4-c3 c2xc3 b4-b3 d1-d2");
     let captures: Vec<String> = moves_of(&game, "b3").into_iter().filter(|m| m.contains('x')).collect();
     assert_eq!(captures, sorted("b3xa1 b3xb1 b3xc3 b3xd2 b3xc3xd2"));
-    assert_eq!(game.describe("b3xc3xd2".parse().unwrap()).as_deref(), Some("captures c3 and d2"));
+    assert_eq!(
+        game.describe("b3xc3xd2".parse().unwrap()).as_deref(),
+        Some("captures c3 and d2")
+    );
 }
 
 #[test]
@@ -147,9 +150,18 @@ fn king_distance_moves_reach_a_square_ring() {
     // One white piece left on c3 of the 8×8 board: range 8 reaches every cell.
     let game = position(Variant::Eight, "c3", "a8 b8 c8 d8 e8 f8 g8", [0, 0], 0);
     assert_eq!(game.range(0), 8);
-    assert_eq!(moves_of(&game, "c3").iter().filter(|m| !m[3..].contains('x')).count(), 63);
+    assert_eq!(
+        moves_of(&game, "c3").iter().filter(|m| !m[3..].contains('x')).count(),
+        63
+    );
     // Two pieces lost: range 3, the 7×7 block around d4 less d4 is 48 cells.
-    let game = position(Variant::Eight, "d4 a1 b1 c1 e1 f1", "a8 b8 c8 d8 e8 f8 g8 h8", [0, 0], 0);
+    let game = position(
+        Variant::Eight,
+        "d4 a1 b1 c1 e1 f1",
+        "a8 b8 c8 d8 e8 f8 g8 h8",
+        [0, 0],
+        0,
+    );
     assert_eq!(game.range(0), 3);
     // The 7×7 block around d4, less d4 and the five white pieces in it.
     assert_eq!(moves_of(&game, "d4").len(), 43);
@@ -194,7 +206,14 @@ fn chains_spend_credit_and_every_prefix_is_legal() {
     let game = position(Variant::Standard, "b1 a1", "b2 c3 d4 d2", [0, 0], 0);
     assert_eq!(game.range(0), 3);
     let b1 = moves_of(&game, "b1");
-    for chain in ["b1xb2", "b1xb2xc3", "b1xb2xc3xd4", "b1xb2xc3xd2", "b1xb2xd2", "b1xb2xd4"] {
+    for chain in [
+        "b1xb2",
+        "b1xb2xc3",
+        "b1xb2xc3xd4",
+        "b1xb2xc3xd2",
+        "b1xb2xd2",
+        "b1xb2xd4",
+    ] {
         assert!(b1.contains(&chain.to_string()), "{chain} in {b1:?}");
     }
     assert!(!b1.contains(&"b1xb2xd2xc3".to_string()));
@@ -202,14 +221,29 @@ fn chains_spend_credit_and_every_prefix_is_legal() {
         error(&game, "b1xb2xd2xc3"),
         "the chain has no credit left, c3 is 1 away"
     );
-    assert_eq!(error(&game, "b1xb2xd4xc3"), "the chain has no credit left, c3 is 1 away");
-    assert_eq!(error(&game, "b1xc3xd4xd2"), "the chain has no credit left, d2 is 2 away");
+    assert_eq!(
+        error(&game, "b1xb2xd4xc3"),
+        "the chain has no credit left, c3 is 1 away"
+    );
+    assert_eq!(
+        error(&game, "b1xc3xd4xd2"),
+        "the chain has no credit left, d2 is 2 away"
+    );
     assert_eq!(error(&game, "b1xd2xb2"), "the chain has 1 credit left, b2 is 2 away");
     // A leg that lands on an empty square cannot be part of a chain.
-    assert_eq!(error(&game, "b1xb2-a3"), "a chain leg must capture: a3 holds no black piece");
-    assert_eq!(error(&game, "b1-c1xc3"), "a chain leg must capture: c1 holds no black piece");
+    assert_eq!(
+        error(&game, "b1xb2-a3"),
+        "a chain leg must capture: a3 holds no black piece"
+    );
+    assert_eq!(
+        error(&game, "b1-c1xc3"),
+        "a chain leg must capture: c1 holds no black piece"
+    );
     // A piece cannot be captured twice.
-    assert_eq!(error(&game, "b1xb2xc3xb2"), "a chain leg must capture: b2 holds no black piece");
+    assert_eq!(
+        error(&game, "b1xb2xc3xb2"),
+        "a chain leg must capture: b2 holds no black piece"
+    );
     // Separators are interchangeable on input, canonical on output.
     assert_eq!(canonical(&game, "B1-B2-C3"), "b1xb2xc3");
     assert_eq!(
@@ -226,8 +260,13 @@ fn chains_spend_credit_and_every_prefix_is_legal() {
 fn leftover_credit_never_buys_a_plain_move() {
     let game = position(Variant::Standard, "a1 b1", "b2 d4 a4", [0, 0], 0);
     assert_eq!(game.range(0), 3);
-    assert_eq!(error(&game, "a1xb2-c2"), "a chain leg must capture: c2 holds no white piece".replace("white", "black"));
-    assert!(!moves_of(&game, "a1").iter().any(|m| m.matches(['x', '-']).count() > 1 && m.contains('-')));
+    assert_eq!(
+        error(&game, "a1xb2-c2"),
+        "a chain leg must capture: c2 holds no white piece".replace("white", "black")
+    );
+    assert!(!moves_of(&game, "a1")
+        .iter()
+        .any(|m| m.matches(['x', '-']).count() > 1 && m.contains('-')));
 }
 
 #[test]
@@ -312,10 +351,7 @@ fn hex_openings() {
     let game = Huntsmen::new(Variant::Hex);
     let mut moves = legal(&game);
     moves.sort();
-    assert_eq!(
-        moves,
-        sorted("a1-b2 b1-b2 b1-c2 c1-c2 c1-d2 a2-b2 a2-a3 a2-b3")
-    );
+    assert_eq!(moves, sorted("a1-b2 b1-b2 b1-c2 c1-c2 c1-d2 a2-b2 a2-a3 a2-b3"));
     let game = Huntsmen::new(Variant::Annuvin);
     assert_eq!(game.pieces_left(0), 6);
     assert_eq!(moves_of(&game, "f3"), sorted("f3-f4 f3-g4 f3-e3"));
@@ -323,7 +359,10 @@ fn hex_openings() {
     // (c1 is 3 away: df 2, dr −1).
     let game = position(Variant::Hex, "a2 b1 c1", "c5 d5 e5 e4", [0, 0], 0);
     assert_eq!(HEX_19.distance(sq("a2"), sq("c1")), 3);
-    assert_eq!(moves_of(&game, "a2").len(), HEX_19.within(sq("a2"), 2).count() as usize - 1);
+    assert_eq!(
+        moves_of(&game, "a2").len(),
+        HEX_19.within(sq("a2"), 2).count() as usize - 1
+    );
 }
 
 #[test]
@@ -356,7 +395,10 @@ fn views_draw_every_cell_with_hexagon_centres() {
     assert!(centre("a1").1 > centre("a3").1 && centre("a3").1 > centre("c5").1);
     assert!((centre("a1").0 - 1.5).abs() < 1e-5);
     let seats = Huntsmen::new(Variant::HexEmpty).view().seats;
-    assert_eq!((seats[1].in_hand, seats[1].range, seats[1].captured), (Some(4), Some(1), Some(0)));
+    assert_eq!(
+        (seats[1].in_hand, seats[1].range, seats[1].captured),
+        (Some(4), Some(1), Some(0))
+    );
     assert_eq!(Huntsmen::new(Variant::Hex).view().seats[0].in_hand, None);
 }
 
@@ -509,7 +551,18 @@ fn notation_aliases_and_round_trips() {
         assert_eq!(shown.parse::<Move>().unwrap().to_string(), shown);
     }
     for bad in [
-        "", "+", "++b2", "+b2-b3", "c1-", "c1--c2", "c1 c2", "c1_c2", "i1-i2", "a9", "a0-a1", "c1-c2-",
+        "",
+        "+",
+        "++b2",
+        "+b2-b3",
+        "c1-",
+        "c1--c2",
+        "c1 c2",
+        "c1_c2",
+        "i1-i2",
+        "a9",
+        "a0-a1",
+        "c1-c2-",
         "a1xa2xa3xa4xa5xa6xa7xa8xb8xc8",
     ] {
         assert!(bad.parse::<Move>().is_err(), "{bad}");
@@ -621,7 +674,10 @@ fn a_spilled_list_keeps_every_move() {
         list.push(Move::placement(Square::from_index((i % 64) as u8)));
     }
     assert_eq!(list.as_slice().len(), INLINE + 10);
-    assert_eq!(list.as_slice()[INLINE + 9].from(), Square::from_index(((INLINE + 9) % 64) as u8));
+    assert_eq!(
+        list.as_slice()[INLINE + 9].from(),
+        Square::from_index(((INLINE + 9) % 64) as u8)
+    );
     list.clear();
     assert!(list.as_slice().is_empty());
 }
