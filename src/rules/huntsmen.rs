@@ -15,6 +15,7 @@ use arrayvec::ArrayVec;
 use super::any::AnyGame;
 use super::board::{Bitboard, NotationError, Square};
 use super::catalogue::{GameInfo, VariantInfo};
+use super::playout::Rng;
 use super::{BoardShape, BoardView, CellView, EndReason, MoveBuffer, Outcome, Rules, Seat, SeatView, View};
 
 const COLOURS: [&str; 2] = ["white", "black"];
@@ -707,6 +708,121 @@ impl Huntsmen {
         }
     }
 
+    /// The number of chains that continue a capture landing on `at` with
+    /// `credit` left among `enemies` (the moves `extend_chains` appends).
+    fn count_chains(&self, at: Square, credit: u8, enemies: Bitboard) -> u32 {
+        let board = self.board();
+        let mut count = 0;
+        for target in board.within(at, credit) & enemies {
+            count += 1;
+            let left = credit - board.distance(at, target);
+            if left > 0 {
+                count += self.count_chains(target, left, Bitboard(enemies.0 & !target.bit().0));
+            }
+        }
+        count
+    }
+
+    /// The `k`-th chain continuing `m` (`k < count_chains(…)`), in the
+    /// order `extend_chains` lists them.
+    fn nth_chain(&self, m: Move, at: Square, credit: u8, enemies: Bitboard, mut k: u32) -> Option<Move> {
+        let board = self.board();
+        for target in board.within(at, credit) & enemies {
+            let next = m.then(target);
+            if k == 0 {
+                return Some(next);
+            }
+            k -= 1;
+            let left = credit - board.distance(at, target);
+            if left > 0 {
+                let rest = Bitboard(enemies.0 & !target.bit().0);
+                let count = self.count_chains(target, left, rest);
+                if k < count {
+                    return self.nth_chain(next, target, left, rest, k);
+                }
+                k -= count;
+            }
+        }
+        None
+    }
+
+    /// The single-leg moves of the piece on `from`, and the chains after them.
+    fn count_from(&self, from: Square, range: u8, own: Bitboard, enemies: Bitboard) -> (Bitboard, u32) {
+        let board = self.board();
+        let targets = board.within(from, range) & !own;
+        let mut count = targets.count();
+        if range > 1 {
+            for to in targets & enemies {
+                let credit = range - board.distance(from, to);
+                if credit > 0 {
+                    count += self.count_chains(to, credit, Bitboard(enemies.0 & !to.bit().0));
+                }
+            }
+        }
+        (targets, count)
+    }
+
+    /// One legal move chosen by `choose` from the number of legal moves
+    /// (which it must answer below), without listing them all: the moves are
+    /// counted piece by piece and only the chosen piece's are walked. Every
+    /// index names a different legal move (`test: picking_by_index_reaches_every_move_once`).
+    fn pick(&self, choose: impl FnOnce(u32) -> u32) -> Option<Move> {
+        if self.outcome.is_some() {
+            return None;
+        }
+        let me = self.side();
+        let board = self.board();
+        let own = self.pieces[me];
+        let enemies = self.pieces[me ^ 1];
+        let range = self.range(me as Seat);
+        let empty = if self.in_hand[me] > 0 {
+            board.cells & !(own | enemies)
+        } else {
+            Bitboard::EMPTY
+        };
+        // At most 8 pieces a side.
+        let mut per_piece = [(Square::from_index(0), Bitboard::EMPTY, 0u32); 8];
+        let mut total = empty.count();
+        for (slot, from) in per_piece.iter_mut().zip(own) {
+            let (targets, count) = self.count_from(from, range, own, enemies);
+            *slot = (from, targets, count);
+            total += count;
+        }
+        if total == 0 {
+            return None;
+        }
+        let mut k = choose(total);
+        if k < empty.count() {
+            return empty.nth(k).map(Move::placement);
+        }
+        k -= empty.count();
+        for &(from, targets, count) in &per_piece {
+            if k >= count {
+                k -= count;
+                continue;
+            }
+            if k < targets.count() {
+                let to = targets.nth(k)?;
+                return Some(Move::step(from, to, enemies.contains(to)));
+            }
+            k -= targets.count();
+            for to in targets & enemies {
+                let credit = range - board.distance(from, to);
+                if credit == 0 {
+                    continue;
+                }
+                let rest = Bitboard(enemies.0 & !to.bit().0);
+                let chains = self.count_chains(to, credit, rest);
+                if k < chains {
+                    return self.nth_chain(Move::step(from, to, true), to, credit, rest, k);
+                }
+                k -= chains;
+            }
+            return None;
+        }
+        None
+    }
+
     /// Checks a move leg by leg, returning it in canonical form.
     fn check(&self, m: Move) -> Result<Move, Illegal> {
         let me = self.side();
@@ -884,6 +1000,10 @@ impl Rules for Huntsmen {
             seats,
             phase: None,
         }
+    }
+
+    fn random_move(&self, rng: &mut Rng) -> Option<Move> {
+        self.pick(|count| rng.below(count as usize) as u32)
     }
 }
 

@@ -3,6 +3,18 @@ use std::collections::BTreeSet;
 use super::*;
 use crate::rules::playout::Rng;
 
+const ALL: [Variant; 9] = [
+    Variant::Standard,
+    Variant::Orthogonal,
+    Variant::Empty,
+    Variant::OrthogonalEmpty,
+    Variant::Hex,
+    Variant::HexEmpty,
+    Variant::Eight,
+    Variant::Annuvin,
+    Variant::AnnuvinEmpty,
+];
+
 fn sq(name: &str) -> Square {
     name.parse().unwrap()
 }
@@ -607,17 +619,7 @@ fn brute_force(game: &Huntsmen, legs: usize) -> BTreeSet<String> {
 #[test]
 fn generated_moves_are_exactly_the_accepted_ones() {
     let mut rng = Rng::new(11);
-    for variant in [
-        Variant::Standard,
-        Variant::Orthogonal,
-        Variant::Empty,
-        Variant::OrthogonalEmpty,
-        Variant::Hex,
-        Variant::HexEmpty,
-        Variant::Eight,
-        Variant::Annuvin,
-        Variant::AnnuvinEmpty,
-    ] {
+    for variant in ALL {
         for _ in 0..20 {
             let mut game = Huntsmen::new(variant);
             let plies = rng.below(60);
@@ -634,6 +636,37 @@ fn generated_moves_are_exactly_the_accepted_ones() {
             let unique: BTreeSet<String> = listed.iter().cloned().collect();
             assert_eq!(unique.len(), listed.len(), "{variant:?} duplicates");
             assert_eq!(unique, brute_force(&game, MAX_LEGS), "{variant:?} {game:?}");
+        }
+    }
+}
+
+#[test]
+fn picking_by_index_reaches_every_move_once() {
+    let mut rng = Rng::new(3);
+    for variant in ALL {
+        for _ in 0..40 {
+            let mut game = Huntsmen::new(variant);
+            for _ in 0..rng.below(80) {
+                match game.random_move(&mut rng) {
+                    Some(m) => game.play_unchecked(m),
+                    None => break,
+                }
+            }
+            let listed = legal(&game);
+            let mut picked: Vec<String> = (0..listed.len() as u32)
+                .map(|k| {
+                    game.pick(|total| {
+                        assert_eq!(total as usize, listed.len());
+                        k
+                    })
+                })
+                .map(|m| m.expect("every index names a move").to_string())
+                .collect();
+            let mut listed = listed;
+            listed.sort();
+            picked.sort();
+            assert_eq!(picked, listed, "{variant:?}");
+            assert_eq!(game.random_move(&mut rng).is_none(), game.outcome().is_some());
         }
     }
 }
