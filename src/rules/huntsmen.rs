@@ -496,18 +496,21 @@ impl FromStr for Move {
 /// A move list that lives on the stack up to [`INLINE`] moves and moves to
 /// the heap beyond.
 ///
-/// Bounds: a move is a placement (≤ cells), a plain step or first capture
-/// (≤ pieces × cells) or a chain. A chain is a sequence of distinct enemy
-/// pieces, at most `range` long, so a piece with `e` enemies and range `R`
-/// starts at most Σ_{k≤min(R,e)} e!/(e−k)! chains. On the 4×4 and 19-cell
-/// boards (4 pieces each; one piece left means range 4 but at most 3 enemies,
-/// as an opponent who lost none would already have won) this gives at most
-/// 2 × (15 + 40) = 110 moves with two pieces left, the worst case: every
-/// list fits inline (`test: small_boards_never_spill`). On Annuvin's board
-/// and 8×8 the same count is in the thousands (up to 8 enemies, range 7,
-/// hundreds of thousands of orders in the crude bound) though only dense
-/// positions come anywhere near it; rather than reserve that on every stack
-/// frame, such a list spills to the heap. It is never truncated.
+/// Bounds: a move is a placement (≤ cells, and then the range is 1: no
+/// chains), a single leg (≤ cells − 1 per piece) or a chain. A chain captures
+/// distinct enemy pieces, at most `range` of them, so a piece with `e`
+/// enemies and range `R` starts at most Σ_{k≤min(R,e)} e!/(e−k)! chains. On
+/// the 4×4 and 19-cell boards (4 pieces each, ≤ 18 single legs a piece) the
+/// worst case is two pieces left (range 3, 4 enemies, chains of 2 or 3
+/// captures): 2 × (18 + 4·3 + 4·3·2) = 108 moves; three pieces (range 2)
+/// give 3 × (18 + 4·3) = 90; one piece (range 4) faces at most 3 enemies, as
+/// an opponent who lost none would already have won: 18 + 6 + 6 + 0 = 30.
+/// Every list there fits inline
+/// (`test: small_boards_never_spill`). On Annuvin's board and 8×8 the crude
+/// bound runs to hundreds of thousands, and a real dense 8×8 position has
+/// 8560 moves (`test: dense_big_boards_list_every_chain`): rather than reserve
+/// that on every stack frame, such a list spills to the heap. It is never
+/// truncated. Random playouts never build the list (`Huntsmen::pick`).
 pub const INLINE: usize = 256;
 
 #[derive(Clone, Debug, Default)]
