@@ -391,12 +391,13 @@ pub struct Move {
 
 impl Move {
     pub fn placement(square: Square) -> Move {
+        let mut squares = [Square::from_index(0); MAX_LEGS + 1];
+        squares[0] = square;
         Move {
-            squares: [Square::from_index(0); MAX_LEGS + 1],
+            squares,
             len: 1,
             captures_first: false,
         }
-        .with(square)
     }
 
     /// A move of the piece on `from` to `to`, a capture when `captures`.
@@ -406,11 +407,6 @@ impl Move {
         m.len = 2;
         m.captures_first = captures;
         m
-    }
-
-    fn with(mut self, first: Square) -> Move {
-        self.squares[0] = first;
-        self
     }
 
     /// Adds a leg (the caller keeps `legs() < MAX_LEGS`).
@@ -572,7 +568,7 @@ pub enum Illegal {
     },
     #[error("a move must leave its square: {0} to {0}")]
     Stays(Square),
-    #[error("{square} holds a piece of {seat}'s own")]
+    #[error("{square} holds one of {seat}'s own pieces")]
     OwnPiece { square: Square, seat: &'static str },
     #[error("{square} is {distance} away, {seat}'s range is {range}{}", holding_note(.holding))]
     OutOfRange {

@@ -149,7 +149,7 @@ fn out_of_range_moves_say_how_far_and_what_range() {
     assert_eq!(error(&game, "a4-a1"), "a1 is 3 away, black's range is 2");
     let game = Huntsmen::new(Variant::Standard);
     assert_eq!(error(&game, "a1-a3"), "a3 is 2 away, white's range is 1");
-    assert_eq!(error(&game, "a1-b1"), "b1 holds a piece of white's own");
+    assert_eq!(error(&game, "a1-b1"), "b1 holds one of white's own pieces");
     assert_eq!(error(&game, "a2-a3"), "there is no piece on a2");
     assert_eq!(error(&game, "a4-a3"), "the piece on a4 is black's, not white's");
     assert_eq!(error(&game, "a1-a1"), "a move must leave its square: a1 to a1");
