@@ -7,7 +7,7 @@ use serde::{Serialize, Serializer};
 
 use super::catalogue::{self, GameInfo, VariantInfo};
 use super::playout::Rng;
-use super::{focus, gravity, neighbours, pente, torri, NotationError, Outcome, PlayError, Rules, Seat, View};
+use super::{focus, gravity, huntsmen, neighbours, pente, torri, NotationError, Outcome, PlayError, Rules, Seat, View};
 
 /// Adds a game family: its enum variant, module and position type. Every
 /// match over the families is generated from this one list.
@@ -53,6 +53,7 @@ families! { $;
     Focus => focus::Focus,
     Neighbours => neighbours::Neighbours,
     Pente => pente::Pente,
+    Huntsmen => huntsmen::Huntsmen,
 }
 
 /// Identifies a game and variant of the catalogue.

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::any::{AnyGame, UnknownGame};
-use super::{focus, gravity, neighbours, pente, torri};
+use super::{focus, gravity, huntsmen, neighbours, pente, torri};
 
 /// A game family: one module of `src/rules/`, one or more variants.
 #[derive(Debug, Serialize)]
@@ -41,6 +41,8 @@ pub static GAMES: &[&GameInfo] = &[
     &focus::LINES_OF_FOCUS,
     &neighbours::INFO,
     &pente::INFO,
+    &huntsmen::INFO,
+    &huntsmen::ANNUVIN,
 ];
 
 pub fn game(slug: &str) -> Option<&'static GameInfo> {

@@ -17,6 +17,7 @@ pub mod board;
 pub mod catalogue;
 pub mod focus;
 pub mod gravity;
+pub mod huntsmen;
 pub mod neighbours;
 pub mod pente;
 pub mod playout;
