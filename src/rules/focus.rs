@@ -12,7 +12,7 @@ use super::any::AnyGame;
 use super::board::{Bitboard, NotationError, Square};
 use super::catalogue::{GameInfo, VariantInfo};
 use super::playout::Rng;
-use super::{BoardShape, BoardView, CellView, EndReason, Outcome, Rules, Seat, SeatView, View, Winners};
+use super::{BoardView, EndReason, Outcome, Rules, Seat, SeatView, View, Winners};
 
 const TWO_SEATS: &[&str] = &["red", "green"];
 const FOUR_SEATS: &[&str] = &["red", "blue", "green", "yellow"];
@@ -766,22 +766,9 @@ impl Rules for Focus {
     }
 
     fn view(&self) -> View {
-        let cells = BOARD
-            .map(|square| CellView {
-                name: square.to_string(),
-                x: square.file() as f32 + 0.5,
-                y: (7 - square.rank()) as f32 + 0.5,
-                stack: self.stack(square).into_iter().map(Some).collect(),
-            })
-            .collect();
         let four = self.variant.seats() == 4;
         View {
-            board: BoardView {
-                shape: BoardShape::Square,
-                files: 8,
-                ranks: 8,
-                cells,
-            },
+            board: BoardView::of_squares(8, 8, BOARD, |square| self.stack(square).into_iter().map(Some).collect()),
             seats: (0..self.variant.seats())
                 .map(|seat| SeatView {
                     colour: self.colour(seat),

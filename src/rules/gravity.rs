@@ -7,7 +7,7 @@ use super::any::AnyGame;
 use super::board::{Bitboard, Square};
 use super::catalogue::{GameInfo, VariantInfo};
 use super::playout::Rng;
-use super::{BoardShape, BoardView, CellView, EndReason, Outcome, Rules, Seat, SeatView, View};
+use super::{BoardView, EndReason, Outcome, Rules, Seat, SeatView, View};
 
 pub static INFO: GameInfo = GameInfo {
     slug: "gravity",
@@ -201,27 +201,11 @@ impl Rules for Gravity {
     }
 
     fn view(&self) -> View {
-        let cells = Square::all()
-            .map(|square| CellView {
-                name: square.to_string(),
-                x: square.file() as f32 + 0.5,
-                y: (7 - square.rank()) as f32 + 0.5,
-                stack: self.piece_at(square).map(Some).into_iter().collect(),
-            })
-            .collect();
         View {
-            board: BoardView {
-                shape: BoardShape::Square,
-                files: 8,
-                ranks: 8,
-                cells,
-            },
-            seats: ["yellow", "red"]
-                .map(|colour| SeatView {
-                    colour,
-                    ..SeatView::default()
-                })
-                .to_vec(),
+            board: BoardView::of_squares(8, 8, Square::all(), |square| {
+                self.piece_at(square).map(Some).into_iter().collect()
+            }),
+            seats: SeatView::colours(&["yellow", "red"]),
             phase: None,
         }
     }

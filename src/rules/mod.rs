@@ -291,6 +291,32 @@ pub struct BoardView {
     pub cells: Vec<CellView>,
 }
 
+impl BoardView {
+    /// A board of squares on a `files`×`ranks` grid, rank 1 at the bottom;
+    /// `squares` leaves out the holes, `stack` gives each square's pieces.
+    pub fn of_squares(
+        files: u8,
+        ranks: u8,
+        squares: impl Iterator<Item = Square>,
+        mut stack: impl FnMut(Square) -> Vec<Option<Seat>>,
+    ) -> BoardView {
+        let cells = squares
+            .map(|square| CellView {
+                name: square.to_string(),
+                x: square.file() as f32 + 0.5,
+                y: (ranks - 1 - square.rank()) as f32 + 0.5,
+                stack: stack(square),
+            })
+            .collect();
+        BoardView {
+            shape: BoardShape::Square,
+            files,
+            ranks,
+            cells,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CellView {
     /// The cell's name in the game's notation, e.g. `e4` or `k10`.
@@ -304,6 +330,7 @@ pub struct CellView {
     pub stack: Vec<Option<Seat>>,
 }
 
+/// What a seat has off the board; the fields a game does not use stay empty.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct SeatView {
     pub colour: &'static str,
@@ -325,4 +352,17 @@ pub struct SeatView {
     /// Four-player Focus: this seat has no move and is skipped.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub out: bool,
+}
+
+impl SeatView {
+    /// Seats with nothing off the board: their colours only.
+    pub fn colours(colours: &[&'static str]) -> Vec<SeatView> {
+        colours
+            .iter()
+            .map(|&colour| SeatView {
+                colour,
+                ..SeatView::default()
+            })
+            .collect()
+    }
 }

@@ -9,7 +9,7 @@ use arrayvec::ArrayVec;
 use super::any::AnyGame;
 use super::board::{Bitboard, NotationError, Square, DIRECTIONS};
 use super::catalogue::{GameInfo, VariantInfo};
-use super::{BoardShape, BoardView, CellView, EndReason, Outcome, Rules, Seat, SeatView, View};
+use super::{BoardView, EndReason, Outcome, Rules, Seat, SeatView, View};
 
 pub static INFO: GameInfo = GameInfo {
     slug: "neighbours",
@@ -323,21 +323,10 @@ impl Rules for Neighbours {
     }
 
     fn view(&self) -> View {
-        let cells = Square::all()
-            .map(|square| CellView {
-                name: square.to_string(),
-                x: square.file() as f32 + 0.5,
-                y: (7 - square.rank()) as f32 + 0.5,
-                stack: self.piece_at(square).map(Some).into_iter().collect(),
-            })
-            .collect();
         View {
-            board: BoardView {
-                shape: BoardShape::Square,
-                files: 8,
-                ranks: 8,
-                cells,
-            },
+            board: BoardView::of_squares(8, 8, Square::all(), |square| {
+                self.piece_at(square).map(Some).into_iter().collect()
+            }),
             seats: (0..2)
                 .map(|seat| SeatView {
                     colour: COLOURS[seat],

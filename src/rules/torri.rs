@@ -10,7 +10,7 @@ use super::any::AnyGame;
 use super::board::{NotationError, Square, DIRECTIONS};
 use super::catalogue::{GameInfo, VariantInfo};
 use super::playout::Rng;
-use super::{Bitboard, BoardShape, BoardView, CellView, EndReason, Outcome, Rules, Seat, SeatView, View};
+use super::{Bitboard, BoardView, EndReason, Outcome, Rules, Seat, SeatView, View};
 
 const SEATS: &[&str] = &["x", "o"];
 
@@ -384,28 +384,11 @@ impl Rules for Torri {
     }
 
     fn view(&self) -> View {
-        let cells = Square::all()
-            .map(|square| CellView {
-                name: square.to_string(),
-                x: square.file() as f32 + 0.5,
-                y: (7 - square.rank()) as f32 + 0.5,
-                stack: self.stack(square).into_iter().map(Some).collect(),
-            })
-            .collect();
         View {
-            board: BoardView {
-                shape: BoardShape::Square,
-                files: 8,
-                ranks: 8,
-                cells,
-            },
-            seats: SEATS
-                .iter()
-                .map(|&colour| SeatView {
-                    colour,
-                    ..SeatView::default()
-                })
-                .collect(),
+            board: BoardView::of_squares(8, 8, Square::all(), |square| {
+                self.stack(square).into_iter().map(Some).collect()
+            }),
+            seats: SeatView::colours(&SEATS),
             phase: None,
         }
     }
