@@ -388,7 +388,7 @@ impl Rules for Torri {
             board: BoardView::of_squares(8, 8, Square::all(), |square| {
                 self.stack(square).into_iter().map(Some).collect()
             }),
-            seats: SeatView::colours(&SEATS),
+            seats: SeatView::colours(SEATS),
             phase: None,
         }
     }
