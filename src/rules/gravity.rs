@@ -211,12 +211,22 @@ impl Rules for Gravity {
     }
 
     fn random_move(&self, rng: &mut Rng) -> Option<Square> {
-        let free = !self.occupied();
-        let count = free.count();
-        if self.outcome.is_some() || count == 0 {
+        if self.outcome.is_some() {
             return None;
         }
-        free.nth(rng.below(count as usize) as u32)
+        let free = !self.occupied();
+        // Rejection sampling: each 6-bit slice of one random number names a
+        // square, uniformly; the first free one is a uniform choice among the
+        // free squares. Only a nearly full board needs the slower count.
+        let mut bits = rng.next_u64();
+        for _ in 0..10 {
+            let square = Square::from_index((bits & 63) as u8);
+            if free.contains(square) {
+                return Some(square);
+            }
+            bits >>= 6;
+        }
+        free.nth(rng.below(free.count() as usize) as u32)
     }
 }
 
