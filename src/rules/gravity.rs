@@ -353,6 +353,33 @@ mod tests {
     }
 
     #[test]
+    fn random_moves_are_uniform_over_the_free_squares() {
+        // A board with few free squares takes the counting fallback often,
+        // one with many takes the rejection path: both must be uniform.
+        for free_count in [3u32, 12, 60] {
+            let mut game = Gravity::new();
+            for s in Square::all().skip(free_count as usize) {
+                game.pieces[s.index() % 2].set(s);
+            }
+            let mut rng = Rng::new(u64::from(free_count));
+            let mut counts = [0u32; 64];
+            let draws = 6000 * free_count;
+            for _ in 0..draws {
+                let m = game.random_move(&mut rng).unwrap();
+                assert!(!game.occupied().contains(m));
+                counts[m.index()] += 1;
+            }
+            let expected = (draws / free_count) as f64;
+            for &count in &counts[..free_count as usize] {
+                assert!(
+                    (count as f64 - expected).abs() < expected * 0.1,
+                    "{free_count}: {counts:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn a_full_board_without_a_line_is_a_draw() {
         // Colour by (file / 2 + rank) % 2: no line in any direction is longer
         // than two. a8 (red in the pattern, a corner so its piece stays put)
