@@ -201,8 +201,8 @@ fn moves_pass_over_any_piece() {
     // White's a1 (range 2) jumps its own a2 and b2 and the black wall on rank 3.
     let game = position(Variant::Standard, "a1 a2 b2", "a3 b3 c3 d4", [0, 0], 0);
     assert_eq!(game.range(0), 2);
-    assert_eq!(canonical(&game, "a1-a3"), "a1xa3");
-    assert_eq!(canonical(&game, "a1xc1"), "a1-c1");
+    assert_eq!(canonical(&game, "a1xa3"), "a1xa3");
+    assert_eq!(canonical(&game, "a1-c1"), "a1-c1");
     // On 8×8, a rook-like leap over a full rank of pieces.
     let game = position(Variant::Eight, "d1 e1 f1", "a2 b2 c2 d2 e2 f2 g2 h2", [0, 0], 0);
     assert_eq!(game.range(0), 6);
@@ -256,14 +256,15 @@ fn chains_spend_credit_and_every_prefix_is_legal() {
         error(&game, "b1xb2xc3xb2"),
         "a chain leg must capture: b2 holds no black piece"
     );
-    // Separators are interchangeable on input, canonical on output.
-    assert_eq!(canonical(&game, "B1-B2-C3"), "b1xb2xc3");
+    // Case is free on input; the separators are not (see
+    // `separators_must_fit_the_leg`).
+    assert_eq!(canonical(&game, "B1XB2XC3"), "b1xb2xc3");
     assert_eq!(
         game.describe("b1xb2xc3xd4".parse().unwrap()).as_deref(),
         Some("captures b2, c3 and d4")
     );
     let mut after = game.clone();
-    after.play_str("b1-b2-c3-d4").unwrap();
+    after.play_str("b1xb2xc3xd4").unwrap();
     assert_eq!(after.pieces[1], set("d2"));
     assert_eq!(after.pieces[0], set("a1 d4"));
 }
@@ -581,8 +582,52 @@ fn notation_aliases_and_round_trips() {
     }
     // Eight legs is the most any move can have, and it still parses.
     assert!("a1xa2xa3xa4xa5xa6xa7xa8xb8".parse::<Move>().is_ok());
+}
+
+#[test]
+fn separators_must_fit_the_leg() {
+    // RULES.md gives Cacciatori no separator alias (unlike Vicini): a plain
+    // move takes -, a capture and every chain leg take x.
     let game = Huntsmen::new(Variant::Standard);
-    assert_eq!(canonical(&game, "a1xa2"), "a1-a2");
+    assert_eq!(
+        error(&game, "c1xc2"),
+        "c2 is empty: a move there is written c1-c2, not c1xc2"
+    );
+    let game = play(Variant::Standard, "c1-c2 d4-c3");
+    assert_eq!(
+        error(&game, "c2-c3"),
+        "c3 holds a black piece: its capture is written c2xc3, not c2-c3"
+    );
+    assert_eq!(canonical(&game, "C2XC3"), "c2xc3");
+    // The seed's figure 4: the chain b3xc3xd2 only in its canonical form.
+    let game = play(Variant::Standard, "c1-c2 d4-c3 c2xc3 b4-b3 d1-d2");
+    assert_eq!(canonical(&game, "b3xc3xd2"), "b3xc3xd2");
+    assert_eq!(
+        error(&game, "b3xc3-d2"),
+        "a chain leg captures and is written with x: xd2, not -d2"
+    );
+    assert_eq!(
+        error(&game, "b3-c3xd2"),
+        "c3 holds a white piece: its capture is written b3xc3, not b3-c3"
+    );
+    assert_eq!(
+        error(&game, "b3-c3-d2"),
+        "c3 holds a white piece: its capture is written b3xc3, not b3-c3"
+    );
+    let mut after = game.clone();
+    assert!(after.play_str("b3-c3-d2").is_err());
+    assert_eq!(after, game);
+    // The empty-board variants too.
+    let game = play(Variant::Empty, "+b2 +c3");
+    assert_eq!(
+        error(&game, "b2-c3"),
+        "c3 holds a black piece: its capture is written b2xc3, not b2-c3"
+    );
+    assert_eq!(canonical(&game, "b2xc3"), "b2xc3");
+    assert_eq!(
+        error(&game, "b2xa3"),
+        "a3 is empty: a move there is written b2-a3, not b2xa3"
+    );
 }
 
 // ---------------------------------------------------------------- generator
@@ -592,14 +637,27 @@ fn notation_aliases_and_round_trips() {
 fn brute_force(game: &Huntsmen, legs: usize) -> BTreeSet<String> {
     let board = game.board();
     let mut found = BTreeSet::new();
-    let mut frontier: Vec<Move> = board.cells.map(Move::placement).collect();
-    for m in &frontier {
+    let placements: Vec<Move> = board.cells.map(Move::placement).collect();
+    for m in &placements {
         if let Ok(ok) = game.legalize(*m) {
             found.insert(ok.to_string());
         }
     }
-    frontier.retain(|m| game.piece_at(m.from()) == game.to_move());
-    for _ in 0..legs {
+    // First legs with either separator (only the fitting one is accepted),
+    // then further legs.
+    let mut frontier = Vec::new();
+    for m in placements.iter().filter(|m| game.piece_at(m.from()) == game.to_move()) {
+        for to in board.cells {
+            for captures in [false, true] {
+                let step = Move::step(m.from(), to, captures);
+                if let Ok(ok) = game.legalize(step) {
+                    found.insert(ok.to_string());
+                    frontier.push(step);
+                }
+            }
+        }
+    }
+    for _ in 1..legs {
         let mut next = Vec::new();
         for m in frontier {
             for to in board.cells {
