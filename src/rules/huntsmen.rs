@@ -22,8 +22,8 @@ const COLOURS: [&str; 2] = ["white", "black"];
 
 const NOTATION: &str = "A move is the piece's square and where it lands, c1-c2; a capture uses x, c2xc3; \
                         a chain of captures names every landing square, b3xc3xd2. On the empty-board \
-                        variants a piece is placed from hand with +b2 (or just b2). The separator must fit \
-                        the leg: - lands on an empty square, x captures.";
+                        variants a piece is placed from hand with +b2 (or just b2). A capture may also be \
+                        written with -, as the seed does (c2-c3, b3-c3-d2); x on an empty square is refused.";
 
 pub static INFO: GameInfo = GameInfo {
     slug: "huntsmen",
@@ -387,10 +387,6 @@ pub struct Move {
     len: u8,
     /// The first leg captures (every further leg does).
     captures_first: bool,
-    /// The number (1-based) of the first leg after the first that was
-    /// written with `-`; 0 when none was. Only parsed text can set it, and
-    /// such a move is refused: every further leg captures and takes `x`.
-    dashed_leg: u8,
 }
 
 impl Move {
@@ -401,7 +397,6 @@ impl Move {
             squares,
             len: 1,
             captures_first: false,
-            dashed_leg: 0,
         }
     }
 
@@ -486,8 +481,6 @@ impl FromStr for Move {
             let (to, after) = Square::parse_prefix(&rest[1..]).ok_or_else(error)?;
             if m.len == 1 {
                 m.captures_first = separator != b'-';
-            } else if separator == b'-' && m.dashed_leg == 0 {
-                m.dashed_leg = m.len;
             }
             m = m.then(to);
             rest = after;
@@ -587,14 +580,6 @@ pub enum Illegal {
     },
     #[error("{to} is empty: a move there is written {from}-{to}, not {from}x{to}")]
     NotACapture { from: Square, to: Square },
-    #[error("{to} holds a {enemy} piece: its capture is written {from}x{to}, not {from}-{to}")]
-    CaptureNeedsX {
-        from: Square,
-        to: Square,
-        enemy: &'static str,
-    },
-    #[error("a chain leg captures and is written with x: x{square}, not -{square}")]
-    ChainLegNeedsX { square: Square },
     #[error("a chain leg must capture: {square} holds no {enemy} piece")]
     LegMustCapture { square: Square, enemy: &'static str },
     #[error("the chain has {}, {square} is {distance} away", credit_left(.credit))]
@@ -894,14 +879,11 @@ impl Huntsmen {
                         holding: self.in_hand[me] > 0,
                     });
                 }
-                // The separator must fit the leg: - for a plain move, x for
-                // a capture (RULES.md lists no alias for Cacciatori's legs).
-                if captures != m.captures_first {
-                    return Err(if captures {
-                        Illegal::CaptureNeedsX { from, to, enemy }
-                    } else {
-                        Illegal::NotACapture { from, to }
-                    });
+                // x claims a capture and must make one. A capture written
+                // with - is the seed's own spelling (c2-c3, b3-c3-d2), so it
+                // is accepted and printed canonically with x.
+                if m.captures_first && !captures {
+                    return Err(Illegal::NotACapture { from, to });
                 }
                 canonical = Move::step(from, to, captures);
             } else {
@@ -915,9 +897,6 @@ impl Huntsmen {
                         distance,
                         credit,
                     });
-                }
-                if m.dashed_leg as usize == i + 1 {
-                    return Err(Illegal::ChainLegNeedsX { square: to });
                 }
                 canonical = canonical.then(to);
             }
