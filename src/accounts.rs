@@ -48,7 +48,9 @@ pub fn check_password(password: &str) -> Result<()> {
 
 pub fn check_email(email: &str) -> Result<()> {
     let ok = email.len() <= MAX_EMAIL_LEN
-        && email.split_once('@').is_some_and(|(user, host)| !user.is_empty() && !host.is_empty())
+        && email
+            .split_once('@')
+            .is_some_and(|(user, host)| !user.is_empty() && !host.is_empty())
         && !email.chars().any(char::is_whitespace);
     if ok {
         Ok(())

@@ -42,7 +42,11 @@ impl Histogram {
         }
         let count = self.count.load(Ordering::Relaxed);
         let _ = writeln!(out, "{name}_bucket{{{labels}{sep}le=\"+Inf\"}} {count}");
-        let braces = if labels.is_empty() { String::new() } else { format!("{{{labels}}}") };
+        let braces = if labels.is_empty() {
+            String::new()
+        } else {
+            format!("{{{labels}}}")
+        };
         let _ = writeln!(
             out,
             "{name}_sum{braces} {}",
@@ -66,7 +70,9 @@ pub struct Metrics {
 impl Metrics {
     pub fn count_request(&self, method: &str, route: &str, status: u16, elapsed: Duration) {
         let mut requests = self.requests.lock().unwrap_or_else(|p| p.into_inner());
-        *requests.entry((method.to_owned(), route.to_owned(), status)).or_default() += 1;
+        *requests
+            .entry((method.to_owned(), route.to_owned(), status))
+            .or_default() += 1;
         drop(requests);
         self.request_seconds.observe(elapsed);
     }
@@ -105,8 +111,18 @@ impl Metrics {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
             let _ = writeln!(out, "{name} {}", value.load(Ordering::Relaxed));
         };
-        counter(&mut out, "tavoliere_moves_committed_total", "Moves committed.", &self.moves_committed);
-        counter(&mut out, "tavoliere_games_created_total", "Games created.", &self.games_created);
+        counter(
+            &mut out,
+            "tavoliere_moves_committed_total",
+            "Moves committed.",
+            &self.moves_committed,
+        );
+        counter(
+            &mut out,
+            "tavoliere_games_created_total",
+            "Games created.",
+            &self.games_created,
+        );
         counter(
             &mut out,
             "tavoliere_write_conflicts_total",
@@ -115,7 +131,8 @@ impl Metrics {
         );
         out.push_str("# HELP tavoliere_move_duration_seconds From a move's arrival to its commit.\n");
         out.push_str("# TYPE tavoliere_move_duration_seconds histogram\n");
-        self.move_seconds.render(&mut out, "tavoliere_move_duration_seconds", "");
+        self.move_seconds
+            .render(&mut out, "tavoliere_move_duration_seconds", "");
         out
     }
 }

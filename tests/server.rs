@@ -25,7 +25,9 @@ async fn teardown(database: Database, server: TestServer) {
 async fn gravity(server: &TestServer) -> (i64, String, String) {
     let alice = server.register("alice").await;
     let bob = server.register("bob").await;
-    let id = server.start_game("gravity", "standard", &[&alice, &bob], &["alice", "bob"]).await;
+    let id = server
+        .start_game("gravity", "standard", &[&alice, &bob], &["alice", "bob"])
+        .await;
     (id, alice, bob)
 }
 
@@ -41,7 +43,9 @@ async fn a_complete_game_of_every_family_over_http() {
         }
         let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
         let token_refs: Vec<&str> = names.iter().map(|n| tokens[n].as_str()).collect();
-        let id = server.start_game(game.slug, variant.slug, &token_refs, &name_refs).await;
+        let id = server
+            .start_game(game.slug, variant.slug, &token_refs, &name_refs)
+            .await;
         let (status, mut state) = server.get(&format!("/games/{id}"), None).await;
         assert_eq!(status, StatusCode::OK, "{state}");
         let mut plies = 0;
@@ -51,7 +55,9 @@ async fn a_complete_game_of_every_family_over_http() {
             assert!(!legal.is_empty(), "an active game has legal moves: {state}");
             let mv = legal[(plies * 7 + 3) % legal.len()].as_str().expect("a move string");
             let player = state["to_move_player"].as_str().expect("someone to move");
-            let (status, answer) = server.play(id, &tokens[player], mv, state["ply"].as_i64().unwrap()).await;
+            let (status, answer) = server
+                .play(id, &tokens[player], mv, state["ply"].as_i64().unwrap())
+                .await;
             assert_eq!(status, StatusCode::CREATED, "{}: {mv}: {answer}", game.slug);
             assert_eq!(answer["move"]["move"], mv);
             state = answer["game"].clone();
@@ -73,7 +79,10 @@ async fn a_complete_game_of_every_family_over_http() {
         let (status, kind, svg) = server.get_text(&format!("/games/{id}/board.svg"), None).await;
         assert_eq!(status, StatusCode::OK);
         assert_eq!(kind, "image/svg+xml");
-        assert!(svg.starts_with("<svg") && svg.contains("stroke=\"#e00\""), "the last move is marked");
+        assert!(
+            svg.starts_with("<svg") && svg.contains("stroke=\"#e00\""),
+            "the last move is marked"
+        );
         let (status, _, text) = server.get_text(&format!("/games/{id}/board.txt?ply=1"), None).await;
         assert_eq!(status, StatusCode::OK);
         assert!(text.contains("move 1") && text.contains('*'), "{text}");
@@ -114,9 +123,13 @@ async fn every_error_status() {
     assert_error(s, &b, StatusCode::BAD_REQUEST, "bad_request");
     let (s, b) = server.post(&moves, Some(&alice), json!({ "move": "d4" })).await;
     assert_error(s, &b, StatusCode::BAD_REQUEST, "bad_request");
-    let (s, b) = server.post(&moves, Some(&alice), json!({ "move": "d4", "ply": "zero" })).await;
+    let (s, b) = server
+        .post(&moves, Some(&alice), json!({ "move": "d4", "ply": "zero" }))
+        .await;
     assert_error(s, &b, StatusCode::BAD_REQUEST, "bad_request");
-    let (s, b) = server.post("/games/nope/moves", Some(&alice), json!({ "move": "d4", "ply": 0 })).await;
+    let (s, b) = server
+        .post("/games/nope/moves", Some(&alice), json!({ "move": "d4", "ply": 0 }))
+        .await;
     assert_error(s, &b, StatusCode::BAD_REQUEST, "bad_request");
     let (s, b) = server.get("/games?limit=many", None).await;
     assert_error(s, &b, StatusCode::BAD_REQUEST, "bad_request");
@@ -126,7 +139,9 @@ async fn every_error_status() {
     // 401: no token, a wrong token, a wrong password.
     let (s, b) = server.post(&moves, None, json!({ "move": "d4", "ply": 0 })).await;
     assert_error(s, &b, StatusCode::UNAUTHORIZED, "unauthorized");
-    let (s, b) = server.post(&moves, Some("forged"), json!({ "move": "d4", "ply": 0 })).await;
+    let (s, b) = server
+        .post(&moves, Some("forged"), json!({ "move": "d4", "ply": 0 }))
+        .await;
     assert_error(s, &b, StatusCode::UNAUTHORIZED, "unauthorized");
     let (s, b) = server
         .post("/sessions", None, json!({ "name": "alice", "password": "wrong horse" }))
@@ -154,15 +169,23 @@ async fn every_error_status() {
     assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_notation");
     let (s, b) = server.play(id, &alice, "d4", 0).await;
     assert_eq!(s, StatusCode::CREATED, "{b}");
-    let landing = b["move"]["effect"].as_str().unwrap().trim_start_matches("lands on ").to_owned();
+    let landing = b["move"]["effect"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("lands on ")
+        .to_owned();
     let (s, b) = server.play(id, &bob, &landing, 1).await;
     assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "illegal_move");
     assert_eq!(b["error"]["message"], format!("{landing} is occupied"));
     let (s, b) = server.post("/games", Some(&alice), json!({ "game": "chess" })).await;
     assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "unknown_game");
-    let (s, b) = server.post("/players", None, json!({ "name": "x y", "password": "correct horse" })).await;
+    let (s, b) = server
+        .post("/players", None, json!({ "name": "x y", "password": "correct horse" }))
+        .await;
     assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_name");
-    let (s, b) = server.post("/players", None, json!({ "name": "dave", "password": "short" })).await;
+    let (s, b) = server
+        .post("/players", None, json!({ "name": "dave", "password": "short" }))
+        .await;
     assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_password");
 
     // 409: a stale ply (with the current state), a taken name, a game over.
@@ -171,7 +194,13 @@ async fn every_error_status() {
     assert_eq!(b["game"]["ply"], 1);
     assert_eq!(b["game"]["to_move"], 1);
     assert!(b["game"]["legal"].as_array().is_some_and(|l| !l.is_empty()));
-    let (s, b) = server.post("/players", None, json!({ "name": "ALICE", "password": "correct horse" })).await;
+    let (s, b) = server
+        .post(
+            "/players",
+            None,
+            json!({ "name": "ALICE", "password": "correct horse" }),
+        )
+        .await;
     assert_error(s, &b, StatusCode::CONFLICT, "name_taken");
     let (s, b) = server.post_empty(&format!("/games/{id}/resign"), Some(&bob)).await;
     assert_eq!(s, StatusCode::OK, "{b}");
@@ -185,7 +214,9 @@ async fn every_error_status() {
     let (s, b) = server.send(server.client.delete(server.url(&moves))).await;
     assert_error(s, &b, StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed");
     let huge = "x".repeat(100 * 1024);
-    let (s, b) = server.post(&moves, Some(&alice), json!({ "move": huge, "ply": 1 })).await;
+    let (s, b) = server
+        .post(&moves, Some(&alice), json!({ "move": huge, "ply": 1 }))
+        .await;
     assert_error(s, &b, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large");
     teardown(database, server).await;
 }
@@ -301,16 +332,14 @@ async fn a_restart_mid_game_loses_nothing() {
     let database = Database::new().await;
     let server = TestServer::start(&database).await;
     let (id, alice, bob) = gravity(&server).await;
-    let mut ply = 0;
     let mut played = Vec::new();
-    for _ in 0..5 {
+    for ply in 0..5 {
         let (_, state) = server.get(&format!("/games/{id}"), None).await;
         let mv = state["legal"][0].as_str().unwrap().to_owned();
         let token = if ply % 2 == 0 { &alice } else { &bob };
         let (s, b) = server.play(id, token, &mv, ply).await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
         played.push(mv);
-        ply += 1;
     }
     let (_, before) = server.get(&format!("/games/{id}"), None).await;
     let (_, svg_before, _) = server.get_text(&format!("/games/{id}/board.txt"), None).await;
@@ -390,11 +419,15 @@ async fn nobody_acts_for_another_or_reads_their_private_games() {
     let (_, list) = server.get("/games", Some(&bob)).await;
     assert_eq!(list["games"].as_array().unwrap().len(), 1);
     // In a public game an outsider reads, but cannot act: 403.
-    let public = server.start_game("gravity", "standard", &[&alice, &bob], &["alice", "bob"]).await;
+    let public = server
+        .start_game("gravity", "standard", &[&alice, &bob], &["alice", "bob"])
+        .await;
     let (s, _) = server.get(&format!("/games/{public}"), Some(&carol)).await;
     assert_eq!(s, StatusCode::OK);
     for path in ["resign", "draw/yes", "takeback/yes", "abort"] {
-        let (s, b) = server.post_empty(&format!("/games/{public}/{path}"), Some(&carol)).await;
+        let (s, b) = server
+            .post_empty(&format!("/games/{public}/{path}"), Some(&carol))
+            .await;
         assert_error(s, &b, StatusCode::FORBIDDEN, "not_a_player");
     }
     let (s, b) = server.play(public, &carol, "d4", 0).await;
@@ -450,15 +483,25 @@ async fn the_lobby_open_seats_invitations_filters_and_pages() {
     assert_error(s, &b, StatusCode::UNAUTHORIZED, "unauthorized");
     // An invitation declined cancels the game; a seat reserved for bob is his.
     let (_, invited) = server
-        .post("/games", Some(&alice), json!({ "game": "gravity", "opponents": ["bob"] }))
+        .post(
+            "/games",
+            Some(&alice),
+            json!({ "game": "gravity", "opponents": ["bob"] }),
+        )
         .await;
     let invited_id = invited["id"].as_i64().unwrap();
     assert_eq!(invited["seats"][1]["invited"], "bob");
-    let (s, b) = server.post_empty(&format!("/games/{invited_id}/join"), Some(&carol)).await;
+    let (s, b) = server
+        .post_empty(&format!("/games/{invited_id}/join"), Some(&carol))
+        .await;
     assert_error(s, &b, StatusCode::CONFLICT, "no_open_seat");
-    let (s, b) = server.post_empty(&format!("/games/{invited_id}/decline"), Some(&carol)).await;
+    let (s, b) = server
+        .post_empty(&format!("/games/{invited_id}/decline"), Some(&carol))
+        .await;
     assert_error(s, &b, StatusCode::FORBIDDEN, "not_invited");
-    let (s, b) = server.post_empty(&format!("/games/{invited_id}/decline"), Some(&bob)).await;
+    let (s, b) = server
+        .post_empty(&format!("/games/{invited_id}/decline"), Some(&bob))
+        .await;
     assert_eq!(s, StatusCode::OK, "{b}");
     assert_eq!(b["status"], "aborted");
     let (_, events) = server.get("/players/me/events", Some(&bob)).await;
@@ -477,11 +520,23 @@ async fn the_lobby_open_seats_invitations_filters_and_pages() {
         server.post("/games", Some(&bob), json!({ "game": "gravity" })).await;
     }
     let (_, page) = server.get("/games?player=bob&limit=3", None).await;
-    let first: Vec<i64> = page["games"].as_array().unwrap().iter().map(|g| g["id"].as_i64().unwrap()).collect();
+    let first: Vec<i64> = page["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_i64().unwrap())
+        .collect();
     assert_eq!(first.len(), 3);
     let cursor = page["next_cursor"].as_i64().expect("a next page");
-    let (_, page) = server.get(&format!("/games?player=bob&limit=3&cursor={cursor}"), None).await;
-    let second: Vec<i64> = page["games"].as_array().unwrap().iter().map(|g| g["id"].as_i64().unwrap()).collect();
+    let (_, page) = server
+        .get(&format!("/games?player=bob&limit=3&cursor={cursor}"), None)
+        .await;
+    let second: Vec<i64> = page["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_i64().unwrap())
+        .collect();
     assert_eq!(second.len(), 3, "5 created + 1 declined game of bob's");
     assert!(second.iter().all(|id| *id < first[2]));
     assert!(page["next_cursor"].is_null());
@@ -564,7 +619,9 @@ async fn draws_takebacks_and_aborts() {
         ]
     );
     // A fresh game aborted after one move.
-    let other = server.start_game("gravity", "standard", &[&alice, &bob], &["alice", "bob"]).await;
+    let other = server
+        .start_game("gravity", "standard", &[&alice, &bob], &["alice", "bob"])
+        .await;
     server.play(other, &alice, "d4", 0).await;
     let (s, b) = server.post_empty(&format!("/games/{other}/abort"), Some(&bob)).await;
     assert_eq!(s, StatusCode::OK, "{b}");
@@ -580,14 +637,22 @@ async fn catalogue_analysis_health_metrics_and_openapi() {
     assert_eq!(rules["games"].as_array().unwrap().len(), catalogue::GAMES.len());
     assert!(rules["games"][0]["variants"][0]["seats"].is_array());
     let (s, b) = server
-        .post("/rules/analyze", None, json!({ "game": "gravity", "moves": ["d4", "e5"] }))
+        .post(
+            "/rules/analyze",
+            None,
+            json!({ "game": "gravity", "moves": ["d4", "e5"] }),
+        )
         .await;
     assert_eq!(s, StatusCode::OK, "{b}");
     assert_eq!(b["ply"], 2);
     assert_eq!(b["status"], "active");
     assert!(b["view"]["board"]["cells"].is_array());
     let (s, b) = server
-        .post("/rules/analyze", None, json!({ "game": "gravity", "moves": ["d4", "a1"] }))
+        .post(
+            "/rules/analyze",
+            None,
+            json!({ "game": "gravity", "moves": ["d4", "a1"] }),
+        )
         .await;
     assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "illegal_move");
     assert!(b["error"]["message"].as_str().unwrap().starts_with("move 2"), "{b}");
@@ -597,7 +662,12 @@ async fn catalogue_analysis_health_metrics_and_openapi() {
     assert_eq!(b["status"], "ok");
     gravity(&server).await;
     let (s, _, metrics) = {
-        let response = server.client.get(format!("{}/metrics", server.base)).send().await.unwrap();
+        let response = server
+            .client
+            .get(format!("{}/metrics", server.base))
+            .send()
+            .await
+            .unwrap();
         (response.status(), (), response.text().await.unwrap())
     };
     assert_eq!(s, StatusCode::OK);
@@ -608,7 +678,9 @@ async fn catalogue_analysis_health_metrics_and_openapi() {
     assert!(metrics.contains("tavoliere_games_created_total 1"), "{metrics}");
     assert!(metrics.contains("tavoliere_move_duration_seconds_count"), "{metrics}");
 
-    let (s, doc) = server.send(server.client.get(format!("{}/openapi.json", server.base))).await;
+    let (s, doc) = server
+        .send(server.client.get(format!("{}/openapi.json", server.base)))
+        .await;
     assert_eq!(s, StatusCode::OK);
     let paths = doc["paths"].as_object().unwrap();
     for path in [
@@ -640,19 +712,196 @@ async fn catalogue_analysis_health_metrics_and_openapi() {
     }
     // Sessions: a new token works, a changed password ends the old ones.
     let (s, session) = server
-        .post("/sessions", None, json!({ "name": "Alice", "password": "correct horse" }))
+        .post(
+            "/sessions",
+            None,
+            json!({ "name": "Alice", "password": "correct horse" }),
+        )
         .await;
     assert_eq!(s, StatusCode::CREATED, "{session}");
     let token = session["token"].as_str().unwrap().to_owned();
     let (s, _) = server.get("/players/me", Some(&token)).await;
     assert_eq!(s, StatusCode::OK);
     let (s, b) = server
-        .send(server.client.patch(server.url("/players/me")).bearer_auth(&token).json(
-            &json!({ "password": "battery staple", "current_password": "correct horse" }),
-        ))
+        .send(
+            server
+                .client
+                .patch(server.url("/players/me"))
+                .bearer_auth(&token)
+                .json(&json!({ "password": "battery staple", "current_password": "correct horse" })),
+        )
         .await;
     assert_eq!(s, StatusCode::OK, "{b}");
     let (s, _) = server.get("/players/me", Some(&token)).await;
     assert_eq!(s, StatusCode::UNAUTHORIZED);
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_servers_on_one_database_never_double_a_move() {
+    let database = Database::new().await;
+    let one = TestServer::start(&database).await;
+    let two = TestServer::start(&database).await;
+    let (id, alice, bob) = gravity(&one).await;
+    // Both servers have the game hot.
+    for server in [&one, &two] {
+        let (s, _) = server.get(&format!("/games/{id}"), None).await;
+        assert_eq!(s, StatusCode::OK);
+    }
+    let mut ply = 0;
+    for round in 0..3 {
+        let (_, state) = one.get(&format!("/games/{id}"), None).await;
+        let legal: Vec<String> = state["legal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_owned())
+            .collect();
+        let token = if ply % 2 == 0 { &alice } else { &bob };
+        let mut tasks = Vec::new();
+        for i in 0..20 {
+            let server = if i % 2 == 0 { &one } else { &two };
+            let url = server.url(&format!("/games/{id}/moves"));
+            let client = server.client.clone();
+            let (token, mv) = (token.clone(), legal[(i + round) % 4].clone());
+            tasks.push(tokio::spawn(async move {
+                client
+                    .post(url)
+                    .bearer_auth(token)
+                    .json(&json!({ "move": mv, "ply": ply }))
+                    .send()
+                    .await
+                    .expect("sent")
+                    .status()
+            }));
+        }
+        let mut created = 0;
+        for task in tasks {
+            let status = task.await.unwrap();
+            assert!([200, 201, 409].contains(&status.as_u16()), "{status}");
+            created += usize::from(status == StatusCode::CREATED);
+        }
+        assert_eq!(created, 1, "exactly one accepted across both servers");
+        ply += 1;
+        // Each server sees the other's move (its cache is checked against
+        // the database).
+        for server in [&one, &two] {
+            let (_, state) = server.get(&format!("/games/{id}"), None).await;
+            assert_eq!(state["ply"], ply);
+            let (_, history) = server.get(&format!("/games/{id}/moves"), None).await;
+            assert_eq!(history["moves"].as_array().unwrap().len(), ply as usize);
+        }
+    }
+    one.stop().await;
+    two.stop().await;
+    database.remove().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_input_gets_a_json_4xx() {
+    let (database, server) = setup().await;
+    let (id, alice, _bob) = gravity(&server).await;
+    let moves = format!("/games/{id}/moves");
+    let cases = [
+        json!({ "move": "d4", "ply": i64::MAX }),
+        json!({ "move": "d4", "ply": -1 }),
+        json!({ "move": "", "ply": 0 }),
+        json!({ "move": "\u{0}\u{202e}", "ply": 0 }),
+        json!({ "move": "d4".repeat(100), "ply": 0 }),
+        json!({ "move": "d4", "ply": 0, "message": "m".repeat(5000) }),
+        json!({ "move": "d4", "ply": 0, "extra": true }),
+        json!({ "move": 4, "ply": 0 }),
+        json!([1, 2, 3]),
+        json!(null),
+    ];
+    for case in cases {
+        let (s, b) = server.post(&moves, Some(&alice), case.clone()).await;
+        assert!(s.is_client_error(), "{case}: {s} {b}");
+        assert!(b["error"]["code"].is_string(), "{case}: {b}");
+    }
+    let deep = "[".repeat(10_000);
+    let (s, b) = server
+        .send(
+            server
+                .client
+                .post(server.url(&moves))
+                .bearer_auth(&alice)
+                .header("content-type", "application/json")
+                .body(deep),
+        )
+        .await;
+    assert_error(s, &b, StatusCode::BAD_REQUEST, "bad_request");
+    for path in [
+        format!("/games/{id}?ply=-1"),
+        format!("/games/{id}?ply=99"),
+        format!("/games/{id}?ply={}", i64::MAX),
+        format!("/games/{id}/board.svg?ply=99"),
+        format!("/games/{}", u64::MAX),
+        format!("/games/{id}/record?format=pdf"),
+        "/games?cursor=abc".to_owned(),
+        format!("/players/{}", "n".repeat(1000)),
+    ] {
+        let (s, b) = server.get(&path, Some(&alice)).await;
+        assert!(s.is_client_error(), "{path}: {s} {b}");
+        assert!(b["error"]["code"].is_string(), "{path}: {b}");
+    }
+    for token in ["", "x".repeat(5000).as_str(), "Basic abc"] {
+        let (s, b) = server
+            .send(
+                server
+                    .client
+                    .get(server.url("/players/me"))
+                    .header("authorization", token),
+            )
+            .await;
+        assert_error(s, &b, StatusCode::UNAUTHORIZED, "unauthorized");
+    }
+    let (s, b) = server
+        .post(
+            "/players",
+            None,
+            json!({ "name": "n".repeat(33), "password": "correct horse" }),
+        )
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_name");
+    let (s, b) = server
+        .post("/players", None, json!({ "name": "eve", "password": "p".repeat(129) }))
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_password");
+    let (s, b) = server
+        .post(
+            "/players",
+            None,
+            json!({ "name": "eve", "password": "correct horse", "email": "nope" }),
+        )
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_email");
+    let (s, b) = server
+        .post("/games", Some(&alice), json!({ "game": "gravity", "seat": 7 }))
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_seat");
+    let (s, b) = server
+        .post(
+            "/games",
+            Some(&alice),
+            json!({ "game": "gravity", "opponents": ["alice"] }),
+        )
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_opponent");
+    let (s, b) = server
+        .post(
+            "/games",
+            Some(&alice),
+            json!({ "game": "gravity", "opponents": ["ghost"] }),
+        )
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "unknown_player");
+    let (s, b) = server
+        .post("/games", Some(&alice), json!({ "game": "gravity", "variant": "huge" }))
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "unknown_game");
+    // The game is untouched by all of it.
+    let (_, state) = server.get(&format!("/games/{id}"), None).await;
+    assert_eq!(state["ply"], 0);
     teardown(database, server).await;
 }

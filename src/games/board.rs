@@ -49,7 +49,10 @@ fn fill(colour: &str, seat: usize) -> String {
 }
 
 fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// The board as an SVG picture.
@@ -74,7 +77,11 @@ pub fn svg(view: &View, previous: Option<&View>, caption: &Caption) -> String {
         let cx = MARGIN + (cell.x + 0.5) * UNIT;
         let cy = MARGIN + (cell.y + 0.5) * UNIT;
         let last = marked.contains(&cell.name);
-        let stroke = if last { r##"stroke="#e00" stroke-width="3""## } else { r##"stroke="#555" stroke-width="1""## };
+        let stroke = if last {
+            r##"stroke="#e00" stroke-width="3""##
+        } else {
+            r##"stroke="#555" stroke-width="1""##
+        };
         match view.board.shape {
             BoardShape::Square => {
                 let _ = write!(
@@ -93,7 +100,11 @@ pub fn svg(view: &View, previous: Option<&View>, caption: &Caption) -> String {
                         format!("{:.1},{:.1}", cx + r * a.cos(), cy + r * a.sin())
                     })
                     .collect();
-                let _ = write!(out, r##"<polygon points="{}" fill="#e8d9b0" {stroke}/>"##, points.join(" "));
+                let _ = write!(
+                    out,
+                    r##"<polygon points="{}" fill="#e8d9b0" {stroke}/>"##,
+                    points.join(" ")
+                );
             }
         }
         let _ = write!(
@@ -135,10 +146,17 @@ pub fn svg(view: &View, previous: Option<&View>, caption: &Caption) -> String {
     }
     let mut y = board_height;
     let mut line = |text: &str, out: &mut String| {
-        let _ = write!(out, r#"<text x="{MARGIN:.1}" y="{y:.1}" font-size="13">{}</text>"#, escape(text));
+        let _ = write!(
+            out,
+            r#"<text x="{MARGIN:.1}" y="{y:.1}" font-size="13">{}</text>"#,
+            escape(text)
+        );
         y += 18.0;
     };
-    line(&format!("{} — {} — move {}", caption.title, caption.status, caption.ply), &mut out);
+    line(
+        &format!("{} — {} — move {}", caption.title, caption.status, caption.ply),
+        &mut out,
+    );
     if let Some(last) = &caption.last_move {
         line(&format!("last move: {last}"), &mut out);
     }

@@ -110,6 +110,16 @@ pub struct Games {
     hot: Mutex<HashMap<i64, Arc<tokio::sync::Mutex<Hot>>>>,
 }
 
+/// "Forza 4 Centrifuga", or "Focus — Lines of Focus" when the variant has a
+/// name of its own.
+pub fn title(info: &GameInfo, variant: &VariantInfo) -> String {
+    if variant.name == info.italian {
+        info.italian.to_owned()
+    } else {
+        format!("{} — {}", info.italian, variant.name)
+    }
+}
+
 /// The catalogue entry of a stored game.
 pub fn variant_info(row: &crate::store::GameRow) -> Result<(&'static GameInfo, &'static VariantInfo)> {
     catalogue::find(&row.game, Some(&row.variant)).map_err(Error::internal)
@@ -125,7 +135,8 @@ fn seat_of(record: &GameRecord, player: i64) -> Option<i64> {
 
 fn is_participant(record: &GameRecord, player: i64) -> bool {
     record.seats.iter().any(|s| {
-        s.player.as_ref().is_some_and(|(id, _)| *id == player) || s.invitee.as_ref().is_some_and(|(id, _)| *id == player)
+        s.player.as_ref().is_some_and(|(id, _)| *id == player)
+            || s.invitee.as_ref().is_some_and(|(id, _)| *id == player)
     })
 }
 
@@ -142,7 +153,11 @@ fn all_seats(record: &GameRecord) -> i64 {
 }
 
 fn seated_players(record: &GameRecord) -> Vec<i64> {
-    record.seats.iter().filter_map(|s| s.player.as_ref().map(|(id, _)| *id)).collect()
+    record
+        .seats
+        .iter()
+        .filter_map(|s| s.player.as_ref().map(|(id, _)| *id))
+        .collect()
 }
 
 fn player_at(record: &GameRecord, seat: Option<i64>) -> Option<i64> {
@@ -286,15 +301,18 @@ impl Games {
     }
 
     fn busy() -> Error {
-        Error::conflict("busy", "the game kept changing while this request was decided; try again")
+        Error::conflict(
+            "busy",
+            "the game kept changing while this request was decided; try again",
+        )
     }
 
     pub async fn create(&self, player: &Player, request: NewGameRequest) -> Result<GameState> {
         let info = catalogue::game(&request.game)
             .ok_or_else(|| Error::unprocessable("unknown_game", unknown_game(&request.game)))?;
         let variant_slug = request.variant.as_deref().unwrap_or(info.variants[0].slug);
-        let (info, variant) =
-            catalogue::find(info.slug, Some(variant_slug)).map_err(|e| Error::unprocessable("unknown_game", e.to_string()))?;
+        let (info, variant) = catalogue::find(info.slug, Some(variant_slug))
+            .map_err(|e| Error::unprocessable("unknown_game", e.to_string()))?;
         let seats = variant.seats.len();
         let my_seat = usize::from(request.seat.unwrap_or(0));
         if my_seat >= seats {
@@ -407,7 +425,9 @@ impl Games {
                     .seats
                     .iter()
                     .find(|s| s.player.is_none() && s.invitee.is_none())
-                    .ok_or_else(|| Error::conflict("no_open_seat", "every free seat is reserved for an invited player"))?,
+                    .ok_or_else(|| {
+                        Error::conflict("no_open_seat", "every free seat is reserved for an invited player")
+                    })?,
             };
             let chosen = chosen.seat;
             let game = self.position(&mut hot, &record).await?;
@@ -420,7 +440,9 @@ impl Games {
             if full {
                 update.status = "active".to_owned();
                 update.to_move = game.to_move().map(i64::from);
-                update.events.push(event("started", json!({ "to_move": update.to_move })));
+                update
+                    .events
+                    .push(event("started", json!({ "to_move": update.to_move })));
                 let mut players = seated_players(&record);
                 players.push(player.id);
                 for player_id in players {
@@ -463,7 +485,10 @@ impl Games {
                 .ok_or_else(|| Error::forbidden("not_invited", "you have no invitation to this game"))?
                 .seat;
             if record.row.status != "open" {
-                return Err(Error::conflict("game_not_open", format!("game {id} is {}", record.row.status)));
+                return Err(Error::conflict(
+                    "game_not_open",
+                    format!("game {id} is {}", record.row.status),
+                ));
             }
             let game = self.position(&mut hot, &record).await?;
             let mut update = update_from(&record);
@@ -472,7 +497,9 @@ impl Games {
             update
                 .events
                 .push(event("declined", json!({ "seat": seat, "player": player.name })));
-            update.events.push(event("aborted", json!({ "reason": "invitation declined" })));
+            update
+                .events
+                .push(event("aborted", json!({ "reason": "invitation declined" })));
             for player_id in seated_players(&record) {
                 update.player_events.push(PlayerEvent {
                     player_id,
@@ -495,7 +522,11 @@ impl Games {
         if request.notation.chars().count() > MAX_MOVE_LEN {
             return Err(Error::unprocessable("bad_notation", "the move is too long"));
         }
-        if request.message.as_ref().is_some_and(|m| m.chars().count() > MAX_MESSAGE_LEN) {
+        if request
+            .message
+            .as_ref()
+            .is_some_and(|m| m.chars().count() > MAX_MESSAGE_LEN)
+        {
             return Err(Error::unprocessable(
                 "message_too_long",
                 format!("the message is longer than {MAX_MESSAGE_LEN} characters"),
@@ -583,8 +614,9 @@ impl Games {
                 update.player_events = your_turn(&record, update.to_move, ply);
             }
             if self.commit(&mut hot, update, next.clone()).await? {
-                drop(hot);
                 self.metrics.observe_move(started.elapsed());
+                // Still under the game's lock: the state shown is the one
+                // this move made.
                 let record = self.load(id).await?;
                 let stored = MoveRow {
                     ply,
@@ -614,7 +646,9 @@ impl Games {
         }
         let moves = self.store.moves(record.row.id, Some(stored.ply - 1)).await?;
         let before = replay(record, &moves)?;
-        Ok(before.check(notation).is_ok_and(|canonical| canonical == stored.notation))
+        Ok(before
+            .check(notation)
+            .is_ok_and(|canonical| canonical == stored.notation))
     }
 
     pub async fn resign(&self, player: &Player, id: i64) -> Result<GameState> {
@@ -674,12 +708,16 @@ impl Games {
                     update.draw_offer = 0;
                     update.ply = record.row.ply - 1;
                     update.delete_move = Some(record.row.ply);
-                    update
-                        .events
-                        .push(event("takeback_accepted", json!({ "seat": seat, "ply": record.row.ply })));
+                    update.events.push(event(
+                        "takeback_accepted",
+                        json!({ "seat": seat, "ply": record.row.ply }),
+                    ));
                     return Ok(Some(update.ply));
                 }
-                update.events.push(event("takeback_offered", json!({ "seat": seat, "ply": record.row.ply })));
+                update.events.push(event(
+                    "takeback_offered",
+                    json!({ "seat": seat, "ply": record.row.ply }),
+                ));
                 offer_events(record, update, player_id_at(record, seat), "takeback_offered", seat);
             } else {
                 if update.takeback_offer == 0 {
@@ -717,7 +755,9 @@ impl Games {
             update.to_move = None;
             update.draw_offer = 0;
             update.takeback_offer = 0;
-            update.events.push(event("aborted", json!({ "seat": seat, "player": player.name })));
+            update
+                .events
+                .push(event("aborted", json!({ "seat": seat, "player": player.name })));
             update.player_events = seated_players(&record)
                 .into_iter()
                 .filter(|p| *p != player.id)
@@ -895,7 +935,11 @@ fn finish(record: &GameRecord, update: &mut GameUpdate, outcome: Value) {
 
 fn unknown_game(slug: &str) -> String {
     let known: Vec<&str> = catalogue::GAMES.iter().map(|g| g.slug).collect();
-    format!("unknown game {:?}; games are {}", slug.chars().take(40).collect::<String>(), known.join(", "))
+    format!(
+        "unknown game {:?}; games are {}",
+        slug.chars().take(40).collect::<String>(),
+        known.join(", ")
+    )
 }
 
 /// Rebuilds a stored game from its moves. A stored move the rules refuse
@@ -905,4 +949,3 @@ fn replay(record: &GameRecord, moves: &[MoveRow]) -> Result<AnyGame> {
     AnyGame::replay(&record.row.game, Some(&record.row.variant), &notations)
         .map_err(|e| Error::internal(format!("game {} cannot be replayed: {e}", record.row.id)))
 }
-

@@ -19,6 +19,8 @@ pub struct RecordHeaders {
     pub game_name: String,
     pub variant: String,
     pub variant_name: String,
+    /// The game and variant names together, for people.
+    pub title: String,
     pub date: String,
     pub status: String,
 }
@@ -60,6 +62,7 @@ pub fn json(record: &GameRecord, moves: &[MoveRow]) -> Result<GameRecordJson> {
             game_name: info.italian.to_owned(),
             variant: row.variant.clone(),
             variant_name: variant.name.to_owned(),
+            title: super::title(info, variant),
             date: timestamp(row.created_at),
             status: row.status.clone(),
         },
@@ -116,7 +119,7 @@ pub fn result_text(record: &GameRecordJson) -> String {
 pub fn text(record: &GameRecordJson) -> String {
     let mut out = String::new();
     let h = &record.headers;
-    let _ = writeln!(out, "{} ({}) — game {} on Tavoliere", h.game_name, h.variant_name, h.id);
+    let _ = writeln!(out, "{} — game {} on Tavoliere", h.title, h.id);
     let _ = writeln!(out, "Date: {}", h.date);
     for p in &record.players {
         let _ = writeln!(out, "{}: {}", p.colour, p.name.as_deref().unwrap_or("(open)"));

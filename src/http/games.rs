@@ -81,7 +81,9 @@ async fn list(
 ) -> Result<Json<GameList>> {
     if let Some(status) = &query.status {
         if !["open", "active", "finished", "aborted"].contains(&status.as_str()) {
-            return Err(Error::BadRequest("status is one of open, active, finished, aborted".to_owned()));
+            return Err(Error::BadRequest(
+                "status is one of open, active, finished, aborted".to_owned(),
+            ));
         }
     }
     let turn_of = match query.turn.as_deref() {
@@ -207,7 +209,11 @@ async fn play(
     Json(body): Json<MoveRequest>,
 ) -> Result<(StatusCode, Json<MoveAnswer>)> {
     let answer = state.games.play(&player, id, body).await?;
-    let status = if answer.created { StatusCode::CREATED } else { StatusCode::OK };
+    let status = if answer.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
     Ok((status, Json(answer)))
 }
 
@@ -276,17 +282,26 @@ async fn abort(State(state): State<AppState>, Auth(player): Auth, Path(id): Path
     Ok(Json(state.games.abort(&player, id).await?))
 }
 
-async fn board(state: &AppState, viewer: Option<&crate::store::Player>, id: i64, ply: Option<i64>, svg: bool) -> Result<Response> {
+async fn board(
+    state: &AppState,
+    viewer: Option<&crate::store::Player>,
+    id: i64,
+    ply: Option<i64>,
+    svg: bool,
+) -> Result<Response> {
     let snapshot = state.games.snapshot(viewer, id, ply).await?;
     let record = &snapshot.record;
     let (info, variant) = crate::games::variant_info(&record.row)?;
-    let title = format!("{} ({}) #{}", info.italian, variant.name, record.row.id);
+    let title = format!("{} #{}", crate::games::title(info, variant), record.row.id);
     let players = record
         .seats
         .iter()
         .map(|s| {
             (
-                usize::try_from(s.seat).ok().and_then(|i| variant.seats.get(i).copied()).unwrap_or("?"),
+                usize::try_from(s.seat)
+                    .ok()
+                    .and_then(|i| variant.seats.get(i).copied())
+                    .unwrap_or("?"),
                 s.player.as_ref().map(|(_, n)| n.as_str()),
             )
         })
@@ -308,7 +323,11 @@ async fn board(state: &AppState, viewer: Option<&crate::store::Player>, id: i64,
         status: &status,
         ply: i64::from(snapshot.game.ply()),
         players,
-        to_move: snapshot.game.to_move().map(i64::from).filter(|_| record.row.status == "active"),
+        to_move: snapshot
+            .game
+            .to_move()
+            .map(i64::from)
+            .filter(|_| record.row.status == "active"),
         last_move,
         message: snapshot.last_move.as_ref().and_then(|m| m.message.as_deref()),
     };
@@ -366,7 +385,11 @@ async fn game_record(
     let json = record::json(&game, &moves)?;
     match query.format.as_deref() {
         None | Some("json") => Ok(Json(json).into_response()),
-        Some("text") => Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], record::text(&json)).into_response()),
+        Some("text") => Ok((
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            record::text(&json),
+        )
+            .into_response()),
         Some(_) => Err(Error::BadRequest("format is json or text".to_owned())),
     }
 }

@@ -69,7 +69,10 @@ pub fn api_router() -> Router<AppState> {
 #[utoipa::path(get, path = "/healthz", tag = "meta", responses((status = 200), (status = 500)))]
 async fn healthz(State(state): State<AppState>) -> Result<impl IntoResponse> {
     state.store.ping().await?;
-    Ok((StatusCode::OK, Json(serde_json::json!({ "status": "ok", "database": state.store.backend() }))))
+    Ok((
+        StatusCode::OK,
+        Json(serde_json::json!({ "status": "ok", "database": state.store.backend() })),
+    ))
 }
 
 /// Prometheus metrics.

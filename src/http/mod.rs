@@ -82,7 +82,10 @@ fn cors(origins: &[String]) -> CorsLayer {
     if origins.iter().any(|o| o == "*") {
         layer.allow_origin(AllowOrigin::any())
     } else {
-        let list: Vec<HeaderValue> = origins.iter().filter_map(|o| HeaderValue::from_str(o.trim()).ok()).collect();
+        let list: Vec<HeaderValue> = origins
+            .iter()
+            .filter_map(|o| HeaderValue::from_str(o.trim()).ok())
+            .collect();
         layer.allow_origin(AllowOrigin::list(list))
     }
 }

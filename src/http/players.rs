@@ -99,7 +99,10 @@ async fn issue_token(state: &AppState, player: &Player) -> Result<String> {
 /// Registers a player and opens a session.
 #[utoipa::path(post, path = "/api/v1/players", tag = "players", request_body = Registration,
     responses((status = 201, body = Registered), (status = 400), (status = 409, description = "name taken"), (status = 422)))]
-async fn register(State(state): State<AppState>, Json(body): Json<Registration>) -> Result<(StatusCode, Json<Registered>)> {
+async fn register(
+    State(state): State<AppState>,
+    Json(body): Json<Registration>,
+) -> Result<(StatusCode, Json<Registered>)> {
     check_name(&body.name)?;
     check_password(&body.password)?;
     if let Some(email) = &body.email {
@@ -108,7 +111,13 @@ async fn register(State(state): State<AppState>, Json(body): Json<Registration>)
     let hash = accounts::hash_password(body.password).await?;
     let player = state
         .store
-        .create_player(&body.name, &accounts::name_key(&body.name), body.email.as_deref(), &hash, now())
+        .create_player(
+            &body.name,
+            &accounts::name_key(&body.name),
+            body.email.as_deref(),
+            &hash,
+            now(),
+        )
         .await
         .map_err(|e| match e {
             StoreError::Unique => Error::conflict("name_taken", format!("the name {} is taken", body.name)),
@@ -195,7 +204,12 @@ async fn profile(State(state): State<AppState>, Path(name): Path<String>) -> Res
     } else {
         None
     };
-    let player = player.ok_or_else(|| Error::NotFound(format!("no player named {:?}", name.chars().take(64).collect::<String>())))?;
+    let player = player.ok_or_else(|| {
+        Error::NotFound(format!(
+            "no player named {:?}",
+            name.chars().take(64).collect::<String>()
+        ))
+    })?;
     Ok(Json(PlayerJson::of(&player, false)))
 }
 

@@ -44,16 +44,22 @@ async fn analyze(Json(body): Json<AnalyzeRequest>) -> Result<Json<analysis::Anal
         variant: body.variant,
         moves: body.moves,
     };
-    analysis::analyze(&request).map(Json).map_err(|refusal| match refusal.index {
-        None => Error::unprocessable("unknown_game", refusal.error),
-        Some(index) => Error::unprocessable(
-            "illegal_move",
-            format!(
-                "move {} ({:?}): {}",
-                index + 1,
-                request.moves.get(index).map(|m| m.chars().take(40).collect::<String>()).unwrap_or_default(),
-                refusal.error
+    analysis::analyze(&request)
+        .map(Json)
+        .map_err(|refusal| match refusal.index {
+            None => Error::unprocessable("unknown_game", refusal.error),
+            Some(index) => Error::unprocessable(
+                "illegal_move",
+                format!(
+                    "move {} ({:?}): {}",
+                    index + 1,
+                    request
+                        .moves
+                        .get(index)
+                        .map(|m| m.chars().take(40).collect::<String>())
+                        .unwrap_or_default(),
+                    refusal.error
+                ),
             ),
-        ),
-    })
+        })
 }

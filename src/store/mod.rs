@@ -207,7 +207,12 @@ pub trait Store: Send + Sync + 'static {
     /// The player and their password hash.
     async fn credentials(&self, name_key: &str) -> StoreResult<Option<(Player, String)>>;
     async fn player_by_name(&self, name_key: &str) -> StoreResult<Option<Player>>;
-    async fn update_player(&self, id: i64, email: Option<Option<String>>, password_hash: Option<String>) -> StoreResult<()>;
+    async fn update_player(
+        &self,
+        id: i64,
+        email: Option<Option<String>>,
+        password_hash: Option<String>,
+    ) -> StoreResult<()>;
     async fn insert_token(&self, token_hash: &str, player_id: i64, now: i64) -> StoreResult<()>;
     async fn player_by_token(&self, token_hash: &str) -> StoreResult<Option<Player>>;
 

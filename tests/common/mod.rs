@@ -42,7 +42,9 @@ impl Database {
         let name = unique_name();
         match std::env::var("TEST_DATABASE_URL") {
             Ok(admin) if !admin.is_empty() => {
-                let mut connection = sqlx::PgConnection::connect(&admin).await.expect("connect to TEST_DATABASE_URL");
+                let mut connection = sqlx::PgConnection::connect(&admin)
+                    .await
+                    .expect("connect to TEST_DATABASE_URL");
                 sqlx::query(&format!("CREATE DATABASE \"{name}\""))
                     .execute(&mut connection)
                     .await
@@ -218,8 +220,12 @@ impl TestServer {
     }
 
     pub async fn play(&self, id: i64, token: &str, mv: &str, ply: i64) -> (StatusCode, Value) {
-        self.post(&format!("/games/{id}/moves"), Some(token), json!({ "move": mv, "ply": ply }))
-            .await
+        self.post(
+            &format!("/games/{id}/moves"),
+            Some(token),
+            json!({ "move": mv, "ply": ply }),
+        )
+        .await
     }
 }
 
@@ -227,5 +233,8 @@ impl TestServer {
 pub fn assert_error(status: StatusCode, body: &Value, expected: StatusCode, code: &str) {
     assert_eq!(status, expected, "{body}");
     assert_eq!(body["error"]["code"], code, "{body}");
-    assert!(body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
+    assert!(
+        body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
 }
