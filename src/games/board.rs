@@ -281,7 +281,16 @@ pub fn text(view: &View, previous: Option<&View>, caption: &Caption) -> String {
         out.push_str(line.trim_end());
         out.push('\n');
     }
-    // File letters under the columns where every cell shares one.
+    // File letters under the columns where every cell shares one, when each
+    // file keeps to one column (not on boards whose files run diagonally).
+    let mut columns_of: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for cell in cells {
+        let columns = columns_of.entry(split_name(&cell.name).0).or_default();
+        if !columns.contains(&column(cell.x)) {
+            columns.push(column(cell.x));
+        }
+    }
+    let straight_files = columns_of.values().all(|c| c.len() == 1);
     let mut files: BTreeMap<usize, Option<&str>> = BTreeMap::new();
     for cell in cells {
         let file = split_name(&cell.name).0;
@@ -304,7 +313,7 @@ pub fn text(view: &View, previous: Option<&View>, caption: &Caption) -> String {
             line.push_str(file);
         }
     }
-    if !line.trim().is_empty() {
+    if straight_files && !line.trim().is_empty() {
         out.push_str(line.trim_end());
         out.push('\n');
     }
@@ -314,4 +323,100 @@ pub fn text(view: &View, previous: Option<&View>, caption: &Caption) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{BoardView, SeatView};
+
+    fn cell(name: &str, x: f32, y: f32, stack: &[Option<u8>]) -> CellView {
+        CellView {
+            name: name.to_owned(),
+            x,
+            y,
+            stack: stack.to_vec(),
+        }
+    }
+
+    /// A small hex board: two rows offset by half a cell, stacks and a
+    /// neutral piece.
+    fn hex(stack_on_b1: &[Option<u8>]) -> View {
+        View {
+            board: BoardView {
+                shape: BoardShape::Hex,
+                files: 3,
+                ranks: 2,
+                cells: vec![
+                    cell("a2", 0.0, 0.0, &[]),
+                    cell("b2", 1.0, 0.0, &[None]),
+                    cell("a1", 0.5, 0.866, &[Some(0)]),
+                    cell("b1", 1.5, 0.866, stack_on_b1),
+                ],
+            },
+            seats: vec![
+                SeatView {
+                    colour: "black",
+                    in_hand: Some(3),
+                    ..SeatView::default()
+                },
+                SeatView {
+                    colour: "blue",
+                    captured: Some(1),
+                    ..SeatView::default()
+                },
+            ],
+            phase: None,
+        }
+    }
+
+    fn caption() -> Caption<'static> {
+        Caption {
+            title: "Test <game>",
+            status: "active",
+            ply: 7,
+            players: vec![("black", Some("alice")), ("blue", None)],
+            to_move: Some(1),
+            last_move: Some("7. alice b1".to_owned()),
+            message: Some("hi"),
+        }
+    }
+
+    #[test]
+    fn the_last_move_marks_every_changed_cell() {
+        let before = hex(&[Some(1)]);
+        let after = hex(&[Some(1), Some(0)]);
+        assert_eq!(changed(&after, Some(&before)), ["b1"]);
+        assert!(changed(&after, None).is_empty());
+        assert!(changed(&after, Some(&after)).is_empty());
+    }
+
+    #[test]
+    fn hex_boards_are_drawn_as_hexagons() {
+        let before = hex(&[Some(1)]);
+        let after = hex(&[Some(1), Some(0)]);
+        let svg = svg(&after, Some(&before), &caption());
+        assert_eq!(svg.matches("<polygon").count(), 4);
+        assert!(!svg.contains("<rect x="));
+        assert_eq!(svg.matches(r##"stroke="#e00""##).count(), 1);
+        assert!(svg.contains("Test &lt;game&gt;"), "captions are escaped");
+        assert!(svg.contains("in hand 3") && svg.contains("captured 1"));
+        // Two pieces on b1: its height is written.
+        assert!(svg.contains(">2</text>"));
+    }
+
+    #[test]
+    fn text_boards_show_stacks_heights_and_the_last_move() {
+        let before = hex(&[Some(1)]);
+        let after = hex(&[Some(1), Some(0)]);
+        let text = text(&after, Some(&before), &caption());
+        // Colours share an initial (black, blue): seats are numbered.
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.contains(&"2 .   n"), "{text}");
+        assert!(lines.contains(&"1   0   02*"), "{text}");
+        assert!(!text.contains("a a"), "diagonal files get no labels: {text}");
+        assert!(text.contains("0 black: alice, in hand 3"), "{text}");
+        assert!(text.contains("1 blue: (open), captured 1  <- to move"), "{text}");
+        assert!(text.contains("Message: hi"));
+    }
 }
