@@ -12,7 +12,12 @@ pub struct Config {
     pub listen: SocketAddr,
     /// Database: a SQLite file (`sqlite://path`, created if missing) or
     /// PostgreSQL (`postgres://user:password@host/db`). Migrations run at start.
-    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://tavoliere.db", hide_env_values = true)]
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://tavoliere.db",
+        hide_env_values = true
+    )]
     pub database_url: String,
     /// Log filter, e.g. `info` or `tavoliere=debug,tower_http=debug`.
     #[arg(long, env = "TAVOLIERE_LOG", default_value = "info")]

@@ -905,3 +905,44 @@ async fn hostile_input_gets_a_json_4xx() {
     assert_eq!(state["ply"], 0);
     teardown(database, server).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cors_and_body_limit_are_configurable() {
+    let database = Database::new().await;
+    let mut config = tavoliere::Config::with_database(&database.url);
+    config.cors_origins = vec!["https://play.example.org".to_owned()];
+    config.body_limit = 256;
+    let server = TestServer::start_with(config).await;
+    let preflight = server
+        .client
+        .request(reqwest::Method::OPTIONS, server.url("/games"))
+        .header("origin", "https://play.example.org")
+        .header("access-control-request-method", "POST")
+        .header("access-control-request-headers", "authorization,content-type")
+        .send()
+        .await
+        .unwrap();
+    assert!(preflight.status().is_success(), "{}", preflight.status());
+    assert_eq!(
+        preflight.headers()["access-control-allow-origin"],
+        "https://play.example.org"
+    );
+    let other = server
+        .client
+        .get(server.url("/rules"))
+        .header("origin", "https://evil.example.com")
+        .send()
+        .await
+        .unwrap();
+    assert!(other.headers().get("access-control-allow-origin").is_none());
+    let (s, b) = server
+        .post(
+            "/players",
+            None,
+            json!({ "name": "alice", "password": "p".repeat(300) }),
+        )
+        .await;
+    assert_error(s, &b, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large");
+    server.stop().await;
+    database.remove().await;
+}

@@ -61,11 +61,15 @@ pub fn svg(view: &View, previous: Option<&View>, caption: &Caption) -> String {
     const MARGIN: f32 = 32.0;
     let marked = changed(view, previous);
     let cells = &view.board.cells;
-    let max_x = cells.iter().map(|c| c.x).fold(0.0f32, f32::max);
-    let max_y = cells.iter().map(|c| c.y).fold(0.0f32, f32::max);
+    // Cell centres come in cell widths from the board's top-left corner;
+    // the board reaches half a cell beyond the extreme centres.
+    let left = cells.iter().map(|c| c.x - 0.5).fold(0.0f32, f32::min);
+    let top = cells.iter().map(|c| c.y - 0.5).fold(0.0f32, f32::min);
+    let right = cells.iter().map(|c| c.x + 0.5).fold(0.0f32, f32::max);
+    let bottom = cells.iter().map(|c| c.y + 0.5).fold(0.0f32, f32::max);
     let lines = 3 + view.seats.len();
-    let width = (max_x + 1.0) * UNIT + 2.0 * MARGIN;
-    let board_height = (max_y + 1.0) * UNIT + 2.0 * MARGIN;
+    let width = (right - left) * UNIT + 2.0 * MARGIN;
+    let board_height = (bottom - top) * UNIT + 2.0 * MARGIN;
     let height = board_height + lines as f32 * 18.0 + 8.0;
     let mut out = String::new();
     let _ = write!(
@@ -73,24 +77,16 @@ pub fn svg(view: &View, previous: Option<&View>, caption: &Caption) -> String {
         r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0} {height:.0}" width="{width:.0}" height="{height:.0}" font-family="sans-serif">"#
     );
     let _ = write!(out, r##"<rect width="100%" height="100%" fill="#f4ecd8"/>"##);
+    let mut marks = String::new();
     for cell in cells {
-        let cx = MARGIN + (cell.x + 0.5) * UNIT;
-        let cy = MARGIN + (cell.y + 0.5) * UNIT;
-        let last = marked.contains(&cell.name);
-        let stroke = if last {
-            r##"stroke="#e00" stroke-width="3""##
-        } else {
-            r##"stroke="#555" stroke-width="1""##
-        };
-        match view.board.shape {
-            BoardShape::Square => {
-                let _ = write!(
-                    out,
-                    r##"<rect x="{:.1}" y="{:.1}" width="{UNIT:.1}" height="{UNIT:.1}" fill="#e8d9b0" {stroke}/>"##,
-                    cx - UNIT / 2.0,
-                    cy - UNIT / 2.0
-                );
-            }
+        let cx = MARGIN + (cell.x - left) * UNIT;
+        let cy = MARGIN + (cell.y - top) * UNIT;
+        let shape = |attributes: &str| match view.board.shape {
+            BoardShape::Square => format!(
+                r#"<rect x="{:.1}" y="{:.1}" width="{UNIT:.1}" height="{UNIT:.1}" {attributes}/>"#,
+                cx - UNIT / 2.0,
+                cy - UNIT / 2.0
+            ),
             BoardShape::Hex => {
                 // Pointy-top hexagon inscribed in the cell.
                 let r = UNIT / 3f32.sqrt();
@@ -100,12 +96,13 @@ pub fn svg(view: &View, previous: Option<&View>, caption: &Caption) -> String {
                         format!("{:.1},{:.1}", cx + r * a.cos(), cy + r * a.sin())
                     })
                     .collect();
-                let _ = write!(
-                    out,
-                    r##"<polygon points="{}" fill="#e8d9b0" {stroke}/>"##,
-                    points.join(" ")
-                );
+                format!(r#"<polygon points="{}" {attributes}/>"#, points.join(" "))
             }
+        };
+        out.push_str(&shape(r##"fill="#e8d9b0" stroke="#555" stroke-width="1""##));
+        if marked.contains(&cell.name) {
+            // Drawn after every cell so no neighbour's outline covers it.
+            marks.push_str(&shape(r##"fill="none" stroke="#e00" stroke-width="3""##));
         }
         let _ = write!(
             out,
@@ -144,6 +141,7 @@ pub fn svg(view: &View, previous: Option<&View>, caption: &Caption) -> String {
             );
         }
     }
+    out.push_str(&marks);
     let mut y = board_height;
     let mut line = |text: &str, out: &mut String| {
         let _ = write!(
@@ -160,9 +158,8 @@ pub fn svg(view: &View, previous: Option<&View>, caption: &Caption) -> String {
     if let Some(last) = &caption.last_move {
         line(&format!("last move: {last}"), &mut out);
     }
-    for (seat, text) in seat_lines(view, caption).iter().enumerate() {
-        let _ = seat;
-        line(text, &mut out);
+    for text in seat_lines(view, caption) {
+        line(&text, &mut out);
     }
     out.push_str("</svg>\n");
     out
@@ -396,7 +393,7 @@ mod tests {
         let before = hex(&[Some(1)]);
         let after = hex(&[Some(1), Some(0)]);
         let svg = svg(&after, Some(&before), &caption());
-        assert_eq!(svg.matches("<polygon").count(), 4);
+        assert_eq!(svg.matches("<polygon").count(), 4 + 1, "four cells and the mark");
         assert!(!svg.contains("<rect x="));
         assert_eq!(svg.matches(r##"stroke="#e00""##).count(), 1);
         assert!(svg.contains("Test &lt;game&gt;"), "captions are escaped");
