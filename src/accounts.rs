@@ -18,49 +18,86 @@ pub fn name_key(name: &str) -> String {
     name.to_lowercase()
 }
 
-/// A name: 1 to 32 letters, digits, `_` or `-`, starting with a letter or digit.
-pub fn check_name(name: &str) -> Result<()> {
-    let ok = !name.is_empty()
-        && name.chars().count() <= MAX_NAME_LEN
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        && name.starts_with(|c: char| c.is_ascii_alphanumeric());
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::unprocessable(
-            "bad_name",
-            format!("a name is 1 to {MAX_NAME_LEN} letters, digits, '_' or '-', starting with a letter or digit"),
-        ))
+/// A valid player name: 1 to 32 letters, digits, `_` or `-`, starting with a
+/// letter or digit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerName(String);
+
+impl PlayerName {
+    pub fn parse(name: String) -> Result<PlayerName> {
+        let ok = !name.is_empty()
+            && name.chars().count() <= MAX_NAME_LEN
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            && name.starts_with(|c: char| c.is_ascii_alphanumeric());
+        if ok {
+            Ok(PlayerName(name))
+        } else {
+            Err(Error::unprocessable(
+                "bad_name",
+                format!("a name is 1 to {MAX_NAME_LEN} letters, digits, '_' or '-', starting with a letter or digit"),
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// What makes names unique: the name regardless of case.
+    pub fn key(&self) -> String {
+        name_key(&self.0)
     }
 }
 
-pub fn check_password(password: &str) -> Result<()> {
-    let n = password.chars().count();
-    if (MIN_PASSWORD_LEN..=MAX_PASSWORD_LEN).contains(&n) {
-        Ok(())
-    } else {
-        Err(Error::unprocessable(
-            "bad_password",
-            format!("a password has {MIN_PASSWORD_LEN} to {MAX_PASSWORD_LEN} characters"),
-        ))
+/// A password of acceptable length; never printed.
+pub struct Password(String);
+
+impl Password {
+    pub fn parse(password: String) -> Result<Password> {
+        let n = password.chars().count();
+        if (MIN_PASSWORD_LEN..=MAX_PASSWORD_LEN).contains(&n) {
+            Ok(Password(password))
+        } else {
+            Err(Error::unprocessable(
+                "bad_password",
+                format!("a password has {MIN_PASSWORD_LEN} to {MAX_PASSWORD_LEN} characters"),
+            ))
+        }
     }
 }
 
-pub fn check_email(email: &str) -> Result<()> {
-    let ok = email.len() <= MAX_EMAIL_LEN
-        && email
-            .split_once('@')
-            .is_some_and(|(user, host)| !user.is_empty() && !host.is_empty())
-        && !email.chars().any(char::is_whitespace);
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::unprocessable("bad_email", "not an email address"))
+impl std::fmt::Debug for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Password(***)")
+    }
+}
+
+/// Something shaped like an email address.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Email(String);
+
+impl Email {
+    pub fn parse(email: String) -> Result<Email> {
+        let ok = email.len() <= MAX_EMAIL_LEN
+            && email
+                .split_once('@')
+                .is_some_and(|(user, host)| !user.is_empty() && !host.is_empty())
+            && !email.chars().any(char::is_whitespace);
+        if ok {
+            Ok(Email(email))
+        } else {
+            Err(Error::unprocessable("bad_email", "not an email address"))
+        }
+    }
+
+    pub fn into_inner(self) -> String {
+        self.0
     }
 }
 
 /// Hashes a password off the async runtime (argon2 is slow on purpose).
-pub async fn hash_password(password: String) -> Result<String> {
+pub async fn hash_password(password: Password) -> Result<String> {
+    let Password(password) = password;
     tokio::task::spawn_blocking(move || {
         let salt = SaltString::generate(&mut OsRng);
         Argon2::default()
@@ -102,15 +139,32 @@ pub fn token_hash(token: &str) -> String {
 mod tests {
     use super::*;
 
+    fn name(s: &str) -> Result<PlayerName> {
+        PlayerName::parse(s.to_owned())
+    }
+
     #[test]
     fn names() {
-        assert!(check_name("alice").is_ok());
-        assert!(check_name("Bob_2-x").is_ok());
-        assert!(check_name("").is_err());
-        assert!(check_name("_x").is_err());
-        assert!(check_name("a b").is_err());
-        assert!(check_name(&"a".repeat(33)).is_err());
-        assert!(check_name("è").is_err());
+        assert!(name("alice").is_ok());
+        assert_eq!(name("Bob_2-x").map(|n| n.key()).ok().as_deref(), Some("bob_2-x"));
+        assert!(name("").is_err());
+        assert!(name("_x").is_err());
+        assert!(name("a b").is_err());
+        assert!(name(&"a".repeat(33)).is_err());
+        assert!(name("è").is_err());
+    }
+
+    #[test]
+    fn passwords_and_emails() {
+        assert!(Password::parse("correct horse".to_owned()).is_ok());
+        assert!(Password::parse("short".to_owned()).is_err());
+        assert_eq!(
+            format!("{:?}", Password::parse("correct horse".to_owned()).ok()),
+            "Some(Password(***))"
+        );
+        assert!(Email::parse("a@b".to_owned()).is_ok());
+        assert!(Email::parse("a b@c".to_owned()).is_err());
+        assert!(Email::parse("@c".to_owned()).is_err());
     }
 
     #[test]

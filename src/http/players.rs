@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::{AppState, Auth, Json, Path, Query};
-use crate::accounts::{self, check_email, check_name, check_password};
+use crate::accounts::{self, Email, Password, PlayerName};
 use crate::error::{Error, Result};
 use crate::games::{now, timestamp as state_timestamp};
 use crate::store::{Player, StoreError};
@@ -103,24 +103,16 @@ async fn register(
     State(state): State<AppState>,
     Json(body): Json<Registration>,
 ) -> Result<(StatusCode, Json<Registered>)> {
-    check_name(&body.name)?;
-    check_password(&body.password)?;
-    if let Some(email) = &body.email {
-        check_email(email)?;
-    }
-    let hash = accounts::hash_password(body.password).await?;
+    let name = PlayerName::parse(body.name)?;
+    let password = Password::parse(body.password)?;
+    let email = body.email.map(Email::parse).transpose()?.map(Email::into_inner);
+    let hash = accounts::hash_password(password).await?;
     let player = state
         .store
-        .create_player(
-            &body.name,
-            &accounts::name_key(&body.name),
-            body.email.as_deref(),
-            &hash,
-            now(),
-        )
+        .create_player(name.as_str(), &name.key(), email.as_deref(), &hash, now())
         .await
         .map_err(|e| match e {
-            StoreError::Unique => Error::conflict("name_taken", format!("the name {} is taken", body.name)),
+            StoreError::Unique => Error::conflict("name_taken", format!("the name {} is taken", name.as_str())),
             other => other.into(),
         })?;
     let token = issue_token(&state, &player).await?;
@@ -167,12 +159,13 @@ async fn update_me(
     Auth(player): Auth,
     Json(body): Json<PlayerUpdate>,
 ) -> Result<Json<PlayerJson>> {
-    if let Some(Some(email)) = &body.email {
-        check_email(email)?;
-    }
+    let email = match body.email {
+        Some(Some(email)) => Some(Some(Email::parse(email)?.into_inner())),
+        other => other,
+    };
     let mut new_hash = None;
     if let Some(password) = body.password {
-        check_password(&password)?;
+        let password = Password::parse(password)?;
         let current = body
             .current_password
             .ok_or_else(|| Error::unprocessable("current_password", "changing the password needs current_password"))?;
@@ -186,7 +179,7 @@ async fn update_me(
         }
         new_hash = Some(accounts::hash_password(password).await?);
     }
-    state.store.update_player(player.id, body.email, new_hash).await?;
+    state.store.update_player(player.id, email, new_hash).await?;
     let player = state
         .store
         .player_by_name(&accounts::name_key(&player.name))
