@@ -407,6 +407,12 @@ impl Games {
             let chosen = match (invited, seat) {
                 (Some(s), None) => s,
                 (Some(s), Some(n)) if s.seat == i64::from(n) => s,
+                (Some(s), Some(_)) => {
+                    return Err(Error::conflict(
+                        "invited_elsewhere",
+                        format!("you are invited to seat {}", s.seat),
+                    ))
+                }
                 (_, Some(n)) => {
                     let s = record
                         .seats
