@@ -1,7 +1,42 @@
 //! Tavoliere: an online server for abstract board games.
 //!
 //! - [`rules`]: the games themselves, pure and synchronous.
-//! - [`cli`]: the command-line doors (`tavoliere rules`).
+//! - [`games`]: the games service (actions, hot games, never lose, never double).
+//! - [`store`]: storage, one trait and one implementation per database.
+//! - [`http`]: the REST API.
+//! - [`cli`]: the command-line doors (`tavoliere rules`, `tavoliere serve`).
 
+pub mod accounts;
 pub mod cli;
+pub mod config;
+pub mod error;
+pub mod games;
+pub mod http;
+pub mod metrics;
 pub mod rules;
+pub mod store;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+
+pub use config::Config;
+
+/// Connects to the database (migrating it), then serves the API on
+/// `listener` until `shutdown` completes. Tests call it with a listener on
+/// `127.0.0.1:0`.
+pub async fn run(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let store = store::connect(&config.database_url).await?;
+    let metrics = Arc::new(metrics::Metrics::default());
+    let games = Arc::new(games::Games::new(store.clone(), metrics.clone()));
+    let state = http::AppState { games, store, metrics };
+    tracing::info!(address = %listener.local_addr()?, backend = state.store.backend(), "serving");
+    let app = http::app(state, &config);
+    axum::serve(listener, app).with_graceful_shutdown(shutdown).await?;
+    Ok(())
+}

@@ -4,17 +4,23 @@ pub mod rules;
 
 use clap::{Parser, Subcommand};
 
+use crate::config::Config;
+
 /// Tavoliere: a server for abstract board games (Gravity, Torri, Focus, Vicini,
-/// Pente, Cacciatori and their variants).
+/// Pente, Cacciatori and their variants). Without a subcommand it serves.
 #[derive(Debug, Parser)]
 #[command(name = "tavoliere", version, about, long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    #[command(flatten)]
+    pub serve: Config,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the server (the default without a subcommand).
+    Serve(Config),
     /// Answer rules questions as JSON lines: read one request per line on
     /// stdin, e.g. {"game":"pente","variant":"pro","moves":["k10","k11"]},
     /// and write one answer per line on stdout (status, to_move, legal,

@@ -1,0 +1,85 @@
+//! Server configuration, from flags and environment variables.
+
+use std::fmt;
+use std::net::SocketAddr;
+
+use clap::Args;
+
+#[derive(Clone, Args)]
+pub struct Config {
+    /// Address to listen on.
+    #[arg(long, env = "TAVOLIERE_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// Database: a SQLite file (`sqlite://path`, created if missing) or
+    /// PostgreSQL (`postgres://user:password@host/db`). Migrations run at start.
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://tavoliere.db",
+        hide_env_values = true
+    )]
+    pub database_url: String,
+    /// Log filter, e.g. `info` or `tavoliere=debug,tower_http=debug`.
+    #[arg(long, env = "TAVOLIERE_LOG", default_value = "info")]
+    pub log: String,
+    /// Origins allowed by CORS, comma-separated; `*` for any. None by default.
+    #[arg(long, env = "TAVOLIERE_CORS_ORIGINS", value_delimiter = ',')]
+    pub cors_origins: Vec<String>,
+    /// Largest request body accepted, in bytes.
+    #[arg(long, env = "TAVOLIERE_BODY_LIMIT", default_value_t = 64 * 1024)]
+    pub body_limit: usize,
+    /// Longest a request may take, in seconds, before a 408.
+    #[arg(long, env = "TAVOLIERE_REQUEST_TIMEOUT", default_value_t = 30)]
+    pub request_timeout: u64,
+}
+
+impl Config {
+    /// The defaults with another database: what tests start from.
+    pub fn with_database(database_url: impl Into<String>) -> Config {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            database_url: database_url.into(),
+            log: "info".to_owned(),
+            cors_origins: Vec::new(),
+            body_limit: 64 * 1024,
+            request_timeout: 30,
+        }
+    }
+}
+
+/// The database URL without its password.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let credentials = &url[scheme + 3..at];
+            match credentials.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("listen", &self.listen)
+            .field("database_url", &redact(&self.database_url))
+            .field("log", &self.log)
+            .field("cors_origins", &self.cors_origins)
+            .field("body_limit", &self.body_limit)
+            .field("request_timeout", &self.request_timeout)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(super::redact("postgres://u:secret@h/db"), "postgres://u:***@h/db");
+        assert_eq!(super::redact("postgres://u@h/db"), "postgres://u@h/db");
+        assert_eq!(super::redact("sqlite://tavoliere.db"), "sqlite://tavoliere.db");
+    }
+}

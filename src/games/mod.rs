@@ -1,0 +1,957 @@
+//! The games service: every action on a game (create, join, decline, move,
+//! resign, draw, takeback, abort) and every read of one, independent of HTTP
+//! so the WebSocket of issue 6 can share it.
+//!
+//! - Hot games stay in memory: a move replays nothing, it checks the cached
+//!   position and plays on a copy.
+//! - Actions on one game are serialised by a per-game lock in this process,
+//!   and across processes by the store's optimistic check on the game's
+//!   event number (plus the unique `(game_id, ply)` key of `moves`). When a
+//!   write loses a race the action reloads the game from the database and
+//!   decides again, which yields the idempotent answer or a clean 409.
+//! - Nothing is acknowledged before its transaction commits; the database is
+//!   the source of truth and the cache is dropped whenever it might be stale.
+
+pub mod board;
+pub mod record;
+mod state;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use utoipa::ToSchema;
+
+pub use state::{timestamp, GameState, GameSummary, MoveRecord, Offers, SeatState};
+
+use crate::error::{Error, Result};
+use crate::metrics::Metrics;
+use crate::rules::catalogue::{self, GameInfo, VariantInfo};
+use crate::rules::{AnyGame, MoveError, View};
+use crate::store::{
+    Event, EventRow, GameFilter, GameRecord, GameUpdate, MoveRow, NewGame, NewMove, Player, PlayerEvent, Store,
+    StoreError,
+};
+
+/// Longest move string accepted (every notation is far shorter).
+pub const MAX_MOVE_LEN: usize = 64;
+/// Longest note to the opponents kept with a move.
+pub const MAX_MESSAGE_LEN: usize = 4000;
+/// How often an action is re-decided after losing a race before giving up.
+const ATTEMPTS: usize = 4;
+/// Hot games kept beyond this number are evicted when idle.
+const HOT_GAMES: usize = 10_000;
+
+/// Unix time in milliseconds.
+pub fn now() -> i64 {
+    time::OffsetDateTime::now_utc().unix_timestamp_nanos() as i64 / 1_000_000
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewGameRequest {
+    /// Catalogue slug, e.g. `gravity`.
+    pub game: String,
+    /// Variant slug; the game's first variant when absent.
+    pub variant: Option<String>,
+    /// The creator's seat (0 moves first); 0 when absent.
+    pub seat: Option<u8>,
+    /// Players invited to the other seats, in seat order.
+    #[serde(default)]
+    pub opponents: Vec<String>,
+    /// Listed and readable by everyone (default) or only by its players.
+    pub public: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MoveRequest {
+    /// The move in the game's notation.
+    #[serde(rename = "move")]
+    pub notation: String,
+    /// The number of moves the client has seen.
+    pub ply: i64,
+    /// A note to the opponents, kept with the move.
+    pub message: Option<String>,
+}
+
+/// The answer to a move: the move as stored and the game after it.
+#[derive(Debug, serde::Serialize, ToSchema)]
+pub struct MoveAnswer {
+    /// `false` when this was a retry of a move already stored.
+    pub created: bool,
+    #[serde(rename = "move")]
+    pub record: MoveRecord,
+    pub game: GameState,
+}
+
+/// What a game looked like at some ply, for boards.
+pub struct Snapshot {
+    pub record: GameRecord,
+    pub game: AnyGame,
+    pub view: View,
+    /// The view before the last move shown, to mark what it changed.
+    pub previous: Option<View>,
+    pub last_move: Option<MoveRow>,
+}
+
+#[derive(Default)]
+struct Hot {
+    /// The game's event number `game` was computed at.
+    seq: i64,
+    game: Option<AnyGame>,
+}
+
+pub struct Games {
+    store: Arc<dyn Store>,
+    metrics: Arc<Metrics>,
+    hot: Mutex<HashMap<i64, Arc<tokio::sync::Mutex<Hot>>>>,
+}
+
+/// "Forza 4 Centrifuga", or "Focus — Lines of Focus" when the variant has a
+/// name of its own.
+pub fn title(info: &GameInfo, variant: &VariantInfo) -> String {
+    if variant.name == info.italian {
+        info.italian.to_owned()
+    } else {
+        format!("{} — {}", info.italian, variant.name)
+    }
+}
+
+/// The catalogue entry of a stored game.
+pub fn variant_info(row: &crate::store::GameRow) -> Result<(&'static GameInfo, &'static VariantInfo)> {
+    catalogue::find(&row.game, Some(&row.variant)).map_err(Error::internal)
+}
+
+fn seat_of(record: &GameRecord, player: i64) -> Option<i64> {
+    record
+        .seats
+        .iter()
+        .find(|s| s.player.as_ref().is_some_and(|(id, _)| *id == player))
+        .map(|s| s.seat)
+}
+
+fn is_participant(record: &GameRecord, player: i64) -> bool {
+    record.seats.iter().any(|s| {
+        s.player.as_ref().is_some_and(|(id, _)| *id == player)
+            || s.invitee.as_ref().is_some_and(|(id, _)| *id == player)
+    })
+}
+
+fn visible(record: &GameRecord, viewer: Option<&Player>) -> bool {
+    record.row.public || viewer.is_some_and(|p| is_participant(record, p.id))
+}
+
+fn not_found(id: i64) -> Error {
+    Error::NotFound(format!("no game {id}"))
+}
+
+fn all_seats(record: &GameRecord) -> i64 {
+    (1i64 << record.seats.len()) - 1
+}
+
+fn seated_players(record: &GameRecord) -> Vec<i64> {
+    record
+        .seats
+        .iter()
+        .filter_map(|s| s.player.as_ref().map(|(id, _)| *id))
+        .collect()
+}
+
+fn player_at(record: &GameRecord, seat: Option<i64>) -> Option<i64> {
+    let seat = seat?;
+    record
+        .seats
+        .iter()
+        .find(|s| s.seat == seat)
+        .and_then(|s| s.player.as_ref().map(|(id, _)| *id))
+}
+
+fn move_error(error: MoveError) -> Error {
+    match error {
+        MoveError::GameOver => Error::conflict("game_not_active", "the game is over"),
+        MoveError::Notation(e) => Error::unprocessable("bad_notation", e.to_string()),
+        MoveError::Illegal(e) => Error::unprocessable("illegal_move", e.to_string()),
+    }
+}
+
+/// Player events telling everyone seated that the game is over.
+fn game_over_events(record: &GameRecord, outcome: &Value) -> Vec<PlayerEvent> {
+    seated_players(record)
+        .into_iter()
+        .map(|player_id| PlayerEvent {
+            player_id,
+            kind: "game_over",
+            payload: json!({ "outcome": outcome }),
+        })
+        .collect()
+}
+
+fn your_turn(record: &GameRecord, seat: Option<i64>, ply: i64) -> Vec<PlayerEvent> {
+    player_at(record, seat)
+        .map(|player_id| PlayerEvent {
+            player_id,
+            kind: "your_turn",
+            payload: json!({ "ply": ply, "seat": seat }),
+        })
+        .into_iter()
+        .collect()
+}
+
+/// An update that changes nothing yet: the starting point of every action.
+fn update_from(record: &GameRecord) -> GameUpdate {
+    let row = &record.row;
+    GameUpdate {
+        id: row.id,
+        expected_seq: row.event_seq,
+        status: row.status.clone(),
+        ply: row.ply,
+        to_move: row.to_move,
+        outcome: row.outcome.clone(),
+        draw_offer: row.draw_offer,
+        takeback_offer: row.takeback_offer,
+        now: now(),
+        sit: Vec::new(),
+        insert_move: None,
+        delete_move: None,
+        events: Vec::new(),
+        player_events: Vec::new(),
+    }
+}
+
+fn event(kind: &'static str, payload: Value) -> Event {
+    Event { kind, payload }
+}
+
+impl Games {
+    pub fn new(store: Arc<dyn Store>, metrics: Arc<Metrics>) -> Games {
+        Games {
+            store,
+            metrics,
+            hot: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// The lock and cache slot of one game.
+    fn slot(&self, id: i64) -> Arc<tokio::sync::Mutex<Hot>> {
+        let mut hot = self.hot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if hot.len() >= HOT_GAMES {
+            // Nobody holds an idle slot: dropping it loses only a cache.
+            hot.retain(|_, slot| Arc::strong_count(slot) > 1);
+        }
+        hot.entry(id).or_default().clone()
+    }
+
+    async fn load(&self, id: i64) -> Result<GameRecord> {
+        self.store.game(id).await?.ok_or_else(|| not_found(id))
+    }
+
+    /// The game as `viewer` may see it: private games are not found by
+    /// anyone but their players and invitees.
+    async fn load_visible(&self, id: i64, viewer: Option<&Player>) -> Result<GameRecord> {
+        let record = self.load(id).await?;
+        if visible(&record, viewer) {
+            Ok(record)
+        } else {
+            Err(not_found(id))
+        }
+    }
+
+    /// The current position, from the cache when it is up to date.
+    async fn position(&self, hot: &mut Hot, record: &GameRecord) -> Result<AnyGame> {
+        if hot.seq == record.row.event_seq {
+            if let Some(game) = &hot.game {
+                return Ok(game.clone());
+            }
+        }
+        let moves = self.store.moves(record.row.id, None).await?;
+        let game = replay(record, &moves)?;
+        hot.seq = record.row.event_seq;
+        hot.game = Some(game.clone());
+        Ok(game)
+    }
+
+    /// Writes an update; on success the cache holds `game` at the new event
+    /// number. `Ok(false)` when another writer got there first: reload and
+    /// decide again.
+    async fn commit(&self, hot: &mut Hot, update: GameUpdate, game: AnyGame) -> Result<bool> {
+        let seq = update.expected_seq + update.events.len() as i64;
+        match self.store.update_game(update).await {
+            Ok(()) => {
+                hot.seq = seq;
+                hot.game = Some(game);
+                Ok(true)
+            }
+            Err(StoreError::Conflict | StoreError::Unique) => {
+                hot.game = None;
+                self.metrics.count_conflict();
+                Ok(false)
+            }
+            Err(e) => {
+                hot.game = None;
+                Err(e.into())
+            }
+        }
+    }
+
+    fn busy() -> Error {
+        Error::conflict(
+            "busy",
+            "the game kept changing while this request was decided; try again",
+        )
+    }
+
+    pub async fn create(&self, player: &Player, request: NewGameRequest) -> Result<GameState> {
+        let info = catalogue::game(&request.game)
+            .ok_or_else(|| Error::unprocessable("unknown_game", unknown_game(&request.game)))?;
+        let variant_slug = request.variant.as_deref().unwrap_or(info.variants[0].slug);
+        let (info, variant) = catalogue::find(info.slug, Some(variant_slug))
+            .map_err(|e| Error::unprocessable("unknown_game", e.to_string()))?;
+        let seats = variant.seats.len();
+        let my_seat = usize::from(request.seat.unwrap_or(0));
+        if my_seat >= seats {
+            return Err(Error::unprocessable(
+                "bad_seat",
+                format!("{} has seats 0 to {}", variant.name, seats - 1),
+            ));
+        }
+        if request.opponents.len() >= seats {
+            return Err(Error::unprocessable(
+                "too_many_opponents",
+                format!("{} seats {seats} players", variant.name),
+            ));
+        }
+        let mut invitees = Vec::new();
+        for name in &request.opponents {
+            let key = crate::accounts::name_key(name);
+            let opponent = self
+                .store
+                .player_by_name(&key)
+                .await?
+                .ok_or_else(|| Error::unprocessable("unknown_player", format!("no player named {name:?}")))?;
+            if opponent.id == player.id {
+                return Err(Error::unprocessable("bad_opponent", "you cannot invite yourself"));
+            }
+            if invitees.iter().any(|p: &Player| p.id == opponent.id) {
+                return Err(Error::unprocessable("bad_opponent", format!("{name} is invited twice")));
+            }
+            invitees.push(opponent);
+        }
+        let mut others = invitees.iter();
+        let seat_list: Vec<(Option<i64>, Option<i64>)> = (0..seats)
+            .map(|seat| {
+                if seat == my_seat {
+                    (Some(player.id), None)
+                } else {
+                    (None, others.next().map(|p| p.id))
+                }
+            })
+            .collect();
+        let public = request.public.unwrap_or(true);
+        let events = vec![event(
+            "created",
+            json!({
+                "game": info.slug, "variant": variant.slug, "public": public,
+                "by": player.name, "seat": my_seat,
+                "invited": invitees.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+            }),
+        )];
+        let player_events = invitees
+            .iter()
+            .map(|p| PlayerEvent {
+                player_id: p.id,
+                kind: "invited",
+                payload: json!({ "by": player.name }),
+            })
+            .collect();
+        let id = self
+            .store
+            .create_game(NewGame {
+                game: info.slug.to_owned(),
+                variant: variant.slug.to_owned(),
+                public,
+                created_by: player.id,
+                seats: seat_list,
+                now: now(),
+                events,
+                player_events,
+            })
+            .await?;
+        self.metrics.count_game_created();
+        self.state(Some(player), id, None).await
+    }
+
+    pub async fn join(&self, player: &Player, id: i64, seat: Option<u8>) -> Result<GameState> {
+        let slot = self.slot(id);
+        let mut hot = slot.lock().await;
+        for _ in 0..ATTEMPTS {
+            // Open seats of private games can be taken by whoever knows the id.
+            let record = self.load(id).await?;
+            let row = &record.row;
+            if seat_of(&record, player.id).is_some() {
+                return Err(Error::conflict("already_seated", "you already sit at this game"));
+            }
+            if row.status != "open" {
+                return Err(Error::conflict("game_not_open", format!("game {id} is {}", row.status)));
+            }
+            let invited = record
+                .seats
+                .iter()
+                .find(|s| s.player.is_none() && s.invitee.as_ref().is_some_and(|(i, _)| *i == player.id));
+            let chosen = match (invited, seat) {
+                (Some(s), None) => s,
+                (Some(s), Some(n)) if s.seat == i64::from(n) => s,
+                (Some(s), Some(_)) => {
+                    return Err(Error::conflict(
+                        "invited_elsewhere",
+                        format!("you are invited to seat {}", s.seat),
+                    ))
+                }
+                (_, Some(n)) => {
+                    let s = record
+                        .seats
+                        .iter()
+                        .find(|s| s.seat == i64::from(n))
+                        .ok_or_else(|| Error::unprocessable("bad_seat", format!("game {id} has no seat {n}")))?;
+                    if s.player.is_some() {
+                        return Err(Error::conflict("seat_taken", format!("seat {n} is taken")));
+                    }
+                    if s.invitee.as_ref().is_some_and(|(i, _)| *i != player.id) {
+                        return Err(Error::forbidden("seat_reserved", format!("seat {n} is reserved")));
+                    }
+                    s
+                }
+                (None, None) => record
+                    .seats
+                    .iter()
+                    .find(|s| s.player.is_none() && s.invitee.is_none())
+                    .ok_or_else(|| {
+                        Error::conflict("no_open_seat", "every free seat is reserved for an invited player")
+                    })?,
+            };
+            let chosen = chosen.seat;
+            let game = self.position(&mut hot, &record).await?;
+            let mut update = update_from(&record);
+            update.sit.push((chosen, player.id));
+            update
+                .events
+                .push(event("joined", json!({ "seat": chosen, "player": player.name })));
+            let full = record.seats.iter().all(|s| s.player.is_some() || s.seat == chosen);
+            if full {
+                update.status = "active".to_owned();
+                update.to_move = game.to_move().map(i64::from);
+                update
+                    .events
+                    .push(event("started", json!({ "to_move": update.to_move })));
+                let mut players = seated_players(&record);
+                players.push(player.id);
+                for player_id in players {
+                    update.player_events.push(PlayerEvent {
+                        player_id,
+                        kind: "game_started",
+                        payload: json!({}),
+                    });
+                }
+                let first = if update.to_move == Some(chosen) {
+                    Some(player.id)
+                } else {
+                    player_at(&record, update.to_move)
+                };
+                if let Some(player_id) = first {
+                    update.player_events.push(PlayerEvent {
+                        player_id,
+                        kind: "your_turn",
+                        payload: json!({ "ply": 0, "seat": update.to_move }),
+                    });
+                }
+            }
+            if self.commit(&mut hot, update, game).await? {
+                drop(hot);
+                return self.state(Some(player), id, None).await;
+            }
+        }
+        Err(Self::busy())
+    }
+
+    pub async fn decline(&self, player: &Player, id: i64) -> Result<GameState> {
+        let slot = self.slot(id);
+        let mut hot = slot.lock().await;
+        for _ in 0..ATTEMPTS {
+            let record = self.load_visible(id, Some(player)).await?;
+            let seat = record
+                .seats
+                .iter()
+                .find(|s| s.player.is_none() && s.invitee.as_ref().is_some_and(|(i, _)| *i == player.id))
+                .ok_or_else(|| Error::forbidden("not_invited", "you have no invitation to this game"))?
+                .seat;
+            if record.row.status != "open" {
+                return Err(Error::conflict(
+                    "game_not_open",
+                    format!("game {id} is {}", record.row.status),
+                ));
+            }
+            let game = self.position(&mut hot, &record).await?;
+            let mut update = update_from(&record);
+            update.status = "aborted".to_owned();
+            update.to_move = None;
+            update
+                .events
+                .push(event("declined", json!({ "seat": seat, "player": player.name })));
+            update
+                .events
+                .push(event("aborted", json!({ "reason": "invitation declined" })));
+            for player_id in seated_players(&record) {
+                update.player_events.push(PlayerEvent {
+                    player_id,
+                    kind: "declined",
+                    payload: json!({ "player": player.name }),
+                });
+            }
+            if self.commit(&mut hot, update, game).await? {
+                drop(hot);
+                return self.state(Some(player), id, None).await;
+            }
+        }
+        Err(Self::busy())
+    }
+
+    /// Plays a move for `player`. Returns `created: false` for a retry of a
+    /// move already stored (same player, ply and move): nothing is applied
+    /// twice.
+    pub async fn play(&self, player: &Player, id: i64, request: MoveRequest) -> Result<MoveAnswer> {
+        if request.notation.chars().count() > MAX_MOVE_LEN {
+            return Err(Error::unprocessable("bad_notation", "the move is too long"));
+        }
+        if request
+            .message
+            .as_ref()
+            .is_some_and(|m| m.chars().count() > MAX_MESSAGE_LEN)
+        {
+            return Err(Error::unprocessable(
+                "message_too_long",
+                format!("the message is longer than {MAX_MESSAGE_LEN} characters"),
+            ));
+        }
+        if request.ply < 0 {
+            return Err(Error::unprocessable("bad_ply", "ply cannot be negative"));
+        }
+        let started = Instant::now();
+        let slot = self.slot(id);
+        let mut hot = slot.lock().await;
+        for _ in 0..ATTEMPTS {
+            let record = self.load_visible(id, Some(player)).await?;
+            let row = &record.row;
+            let seat = seat_of(&record, player.id)
+                .ok_or_else(|| Error::forbidden("not_a_player", "you are not a player of this game"))?;
+            if request.ply < row.ply {
+                if let Some(stored) = self.store.move_at(id, request.ply + 1).await? {
+                    if stored.player_id == player.id && self.same_move(&record, &stored, &request.notation).await? {
+                        let game = self.position(&mut hot, &record).await?;
+                        drop(hot);
+                        let record_json = MoveRecord::of(&record, &stored);
+                        let state = self.render(&record, &game, Some(player), None).await?;
+                        return Ok(MoveAnswer {
+                            created: false,
+                            record: record_json,
+                            game: state,
+                        });
+                    }
+                }
+            }
+            let game = self.position(&mut hot, &record).await?;
+            if row.status != "active" {
+                let state = self.render(&record, &game, Some(player), None).await?;
+                return Err(Error::Conflict {
+                    code: "game_not_active",
+                    message: format!("game {id} is {}", row.status),
+                    game: Some(Box::new(state.to_json())),
+                });
+            }
+            if request.ply != row.ply {
+                let state = self.render(&record, &game, Some(player), None).await?;
+                return Err(Error::Conflict {
+                    code: "stale_ply",
+                    message: format!("the game is at ply {}, not {}", row.ply, request.ply),
+                    game: Some(Box::new(state.to_json())),
+                });
+            }
+            if row.to_move != Some(seat) {
+                return Err(Error::forbidden("not_your_turn", "it is not your turn"));
+            }
+            let mut next = game.clone();
+            let played = next.play(&request.notation).map_err(move_error)?;
+            let ply = row.ply + 1;
+            let mut update = update_from(&record);
+            update.ply = ply;
+            update.to_move = next.to_move().map(i64::from);
+            // A move answers the others' offers with no; the mover's stands.
+            update.draw_offer = row.draw_offer & (1 << seat);
+            update.takeback_offer = 0;
+            let message = request.message.clone().filter(|m| !m.is_empty());
+            update.insert_move = Some(NewMove {
+                ply,
+                seat,
+                player_id: player.id,
+                notation: played.notation.clone(),
+                effect: played.effect.clone(),
+                message: message.clone(),
+            });
+            update.events.push(event(
+                "move",
+                json!({
+                    "ply": ply, "seat": seat, "player": player.name, "move": played.notation,
+                    "effect": played.effect, "message": message,
+                }),
+            ));
+            if let Some(outcome) = next.outcome() {
+                let outcome = serde_json::to_value(outcome).map_err(Error::internal)?;
+                update.status = "finished".to_owned();
+                update.draw_offer = 0;
+                update.outcome = Some(outcome.clone());
+                update.events.push(event("finished", outcome.clone()));
+                update.player_events = game_over_events(&record, &outcome);
+            } else {
+                update.player_events = your_turn(&record, update.to_move, ply);
+            }
+            if self.commit(&mut hot, update, next.clone()).await? {
+                self.metrics.observe_move(started.elapsed());
+                // Still under the game's lock: the state shown is the one
+                // this move made.
+                let record = self.load(id).await?;
+                let stored = MoveRow {
+                    ply,
+                    seat,
+                    player_id: player.id,
+                    player_name: player.name.clone(),
+                    notation: played.notation,
+                    effect: played.effect,
+                    message,
+                    created_at: record.row.updated_at,
+                };
+                let state = self.render(&record, &next, Some(player), None).await?;
+                return Ok(MoveAnswer {
+                    created: true,
+                    record: MoveRecord::of(&record, &stored),
+                    game: state,
+                });
+            }
+        }
+        Err(Self::busy())
+    }
+
+    /// Whether `notation` names the stored move, in the position before it.
+    async fn same_move(&self, record: &GameRecord, stored: &MoveRow, notation: &str) -> Result<bool> {
+        if notation.trim() == stored.notation {
+            return Ok(true);
+        }
+        let moves = self.store.moves(record.row.id, Some(stored.ply - 1)).await?;
+        let before = replay(record, &moves)?;
+        Ok(before
+            .check(notation)
+            .is_ok_and(|canonical| canonical == stored.notation))
+    }
+
+    pub async fn resign(&self, player: &Player, id: i64) -> Result<GameState> {
+        self.offer_action(player, id, |record, seat, update, _game| {
+            let winners: Vec<i64> = record.seats.iter().map(|s| s.seat).filter(|s| *s != seat).collect();
+            let outcome = json!({ "winners": winners, "reason": "resignation" });
+            update.events.push(event("resigned", json!({ "seat": seat })));
+            finish(record, update, outcome);
+            Ok(None)
+        })
+        .await
+    }
+
+    /// `yes`: offer a draw, or accept every other seat's offer. `no`:
+    /// decline (or withdraw) the pending offer.
+    pub async fn draw(&self, player: &Player, id: i64, yes: bool) -> Result<GameState> {
+        self.offer_action(player, id, |record, seat, update, _game| {
+            let mine = 1i64 << seat;
+            if yes {
+                if update.draw_offer & mine != 0 {
+                    return Ok(None);
+                }
+                update.draw_offer |= mine;
+                if update.draw_offer == all_seats(record) {
+                    update.events.push(event("draw_agreed", json!({ "seat": seat })));
+                    finish(record, update, json!({ "winners": [], "reason": "agreement" }));
+                } else {
+                    update.events.push(event("draw_offered", json!({ "seat": seat })));
+                    offer_events(record, update, player_id_at(record, seat), "draw_offered", seat);
+                }
+            } else {
+                if update.draw_offer == 0 {
+                    return Err(Error::conflict("no_offer", "no draw is offered"));
+                }
+                update.draw_offer = 0;
+                update.events.push(event("draw_declined", json!({ "seat": seat })));
+            }
+            Ok(None)
+        })
+        .await
+    }
+
+    /// `yes`: ask to take back the last move, or agree to it. `no`: refuse.
+    pub async fn takeback(&self, player: &Player, id: i64, yes: bool) -> Result<GameState> {
+        self.offer_action(player, id, |record, seat, update, _game| {
+            let mine = 1i64 << seat;
+            if yes {
+                if record.row.ply == 0 {
+                    return Err(Error::conflict("no_move", "there is no move to take back"));
+                }
+                if update.takeback_offer & mine != 0 {
+                    return Ok(None);
+                }
+                update.takeback_offer |= mine;
+                if update.takeback_offer == all_seats(record) {
+                    update.takeback_offer = 0;
+                    update.draw_offer = 0;
+                    update.ply = record.row.ply - 1;
+                    update.delete_move = Some(record.row.ply);
+                    update.events.push(event(
+                        "takeback_accepted",
+                        json!({ "seat": seat, "ply": record.row.ply }),
+                    ));
+                    return Ok(Some(update.ply));
+                }
+                update.events.push(event(
+                    "takeback_offered",
+                    json!({ "seat": seat, "ply": record.row.ply }),
+                ));
+                offer_events(record, update, player_id_at(record, seat), "takeback_offered", seat);
+            } else {
+                if update.takeback_offer == 0 {
+                    return Err(Error::conflict("no_offer", "no takeback is asked for"));
+                }
+                update.takeback_offer = 0;
+                update.events.push(event("takeback_declined", json!({ "seat": seat })));
+            }
+            Ok(None)
+        })
+        .await
+    }
+
+    /// Ends a game that has barely begun: while seats are open, or before
+    /// every seat has moved once.
+    pub async fn abort(&self, player: &Player, id: i64) -> Result<GameState> {
+        let slot = self.slot(id);
+        let mut hot = slot.lock().await;
+        for _ in 0..ATTEMPTS {
+            let record = self.load_visible(id, Some(player)).await?;
+            let seat = seat_of(&record, player.id)
+                .ok_or_else(|| Error::forbidden("not_a_player", "you are not a player of this game"))?;
+            let row = &record.row;
+            let allowed = row.status == "open" || (row.status == "active" && row.ply < record.seats.len() as i64);
+            if !allowed {
+                return Err(if row.status == "active" {
+                    Error::conflict("too_late", "a game can be aborted only before every player has moved")
+                } else {
+                    Error::conflict("game_not_active", format!("game {id} is {}", row.status))
+                });
+            }
+            let game = self.position(&mut hot, &record).await?;
+            let mut update = update_from(&record);
+            update.status = "aborted".to_owned();
+            update.to_move = None;
+            update.draw_offer = 0;
+            update.takeback_offer = 0;
+            update
+                .events
+                .push(event("aborted", json!({ "seat": seat, "player": player.name })));
+            update.player_events = seated_players(&record)
+                .into_iter()
+                .filter(|p| *p != player.id)
+                .map(|player_id| PlayerEvent {
+                    player_id,
+                    kind: "game_over",
+                    payload: json!({ "aborted": true }),
+                })
+                .collect();
+            if self.commit(&mut hot, update, game).await? {
+                drop(hot);
+                return self.state(Some(player), id, None).await;
+            }
+        }
+        Err(Self::busy())
+    }
+
+    /// Shared by resign, draw and takeback: an active game, a seated player,
+    /// a decision on the update. `decide` returns `Some(ply)` when the
+    /// position goes back to `ply` (a takeback).
+    async fn offer_action<F>(&self, player: &Player, id: i64, decide: F) -> Result<GameState>
+    where
+        F: Fn(&GameRecord, i64, &mut GameUpdate, &AnyGame) -> Result<Option<i64>>,
+    {
+        let slot = self.slot(id);
+        let mut hot = slot.lock().await;
+        for _ in 0..ATTEMPTS {
+            let record = self.load_visible(id, Some(player)).await?;
+            let seat = seat_of(&record, player.id)
+                .ok_or_else(|| Error::forbidden("not_a_player", "you are not a player of this game"))?;
+            if record.row.status != "active" {
+                return Err(Error::conflict(
+                    "game_not_active",
+                    format!("game {id} is {}", record.row.status),
+                ));
+            }
+            let game = self.position(&mut hot, &record).await?;
+            let mut update = update_from(&record);
+            let back_to = decide(&record, seat, &mut update, &game)?;
+            if update.events.is_empty() {
+                drop(hot);
+                return self.state(Some(player), id, None).await;
+            }
+            let game = match back_to {
+                Some(ply) => {
+                    let moves = self.store.moves(id, Some(ply)).await?;
+                    let game = replay(&record, &moves)?;
+                    update.to_move = game.to_move().map(i64::from);
+                    update.player_events = your_turn(&record, update.to_move, ply);
+                    game
+                }
+                None => game,
+            };
+            if self.commit(&mut hot, update, game).await? {
+                drop(hot);
+                return self.state(Some(player), id, None).await;
+            }
+        }
+        Err(Self::busy())
+    }
+
+    /// The game as `viewer` sees it, now or after move `at_ply`.
+    pub async fn state(&self, viewer: Option<&Player>, id: i64, at_ply: Option<i64>) -> Result<GameState> {
+        let (record, game) = self.current(viewer, id).await?;
+        match at_ply {
+            Some(ply) if ply != record.row.ply => {
+                let past = self.at_ply(&record, ply).await?;
+                self.render(&record, &past, viewer, Some(ply)).await
+            }
+            _ => self.render(&record, &game, viewer, None).await,
+        }
+    }
+
+    async fn current(&self, viewer: Option<&Player>, id: i64) -> Result<(GameRecord, AnyGame)> {
+        let slot = self.slot(id);
+        let mut hot = slot.lock().await;
+        let record = self.load_visible(id, viewer).await?;
+        let game = self.position(&mut hot, &record).await?;
+        Ok((record, game))
+    }
+
+    async fn at_ply(&self, record: &GameRecord, ply: i64) -> Result<AnyGame> {
+        if ply < 0 || ply > record.row.ply {
+            return Err(Error::unprocessable(
+                "bad_ply",
+                format!("ply must be between 0 and {}", record.row.ply),
+            ));
+        }
+        let moves = self.store.moves(record.row.id, Some(ply)).await?;
+        replay(record, &moves)
+    }
+
+    async fn render(
+        &self,
+        record: &GameRecord,
+        game: &AnyGame,
+        viewer: Option<&Player>,
+        at_ply: Option<i64>,
+    ) -> Result<GameState> {
+        let ply = i64::from(game.ply());
+        let last_move = if ply > 0 {
+            self.store.move_at(record.row.id, ply).await?
+        } else {
+            None
+        };
+        GameState::build(record, game, viewer, last_move.as_ref(), at_ply)
+    }
+
+    /// The position for a board: now or at `at_ply`, with the view before
+    /// the last move shown.
+    pub async fn snapshot(&self, viewer: Option<&Player>, id: i64, at_ply: Option<i64>) -> Result<Snapshot> {
+        let (record, current) = self.current(viewer, id).await?;
+        let ply = at_ply.unwrap_or(record.row.ply);
+        let game = if ply == record.row.ply {
+            current
+        } else {
+            self.at_ply(&record, ply).await?
+        };
+        let (previous, last_move) = if ply > 0 {
+            let before = self.at_ply(&record, ply - 1).await?;
+            (Some(before.view()), self.store.move_at(id, ply).await?)
+        } else {
+            (None, None)
+        };
+        Ok(Snapshot {
+            view: game.view(),
+            record,
+            game,
+            previous,
+            last_move,
+        })
+    }
+
+    pub async fn history(&self, viewer: Option<&Player>, id: i64) -> Result<(GameRecord, Vec<MoveRow>)> {
+        let record = self.load_visible(id, viewer).await?;
+        let moves = self.store.moves(id, None).await?;
+        Ok((record, moves))
+    }
+
+    pub async fn events(&self, viewer: Option<&Player>, id: i64, after: i64, limit: i64) -> Result<Vec<EventRow>> {
+        self.load_visible(id, viewer).await?;
+        Ok(self.store.game_events(id, after, limit).await?)
+    }
+
+    pub async fn list(&self, filter: &GameFilter) -> Result<Vec<GameSummary>> {
+        let records = self.store.list_games(filter).await?;
+        records.iter().map(GameSummary::of).collect()
+    }
+}
+
+fn player_id_at(record: &GameRecord, seat: i64) -> i64 {
+    player_at(record, Some(seat)).unwrap_or_default()
+}
+
+/// Tells the other seated players about an offer.
+fn offer_events(record: &GameRecord, update: &mut GameUpdate, from: i64, kind: &'static str, seat: i64) {
+    for player_id in seated_players(record).into_iter().filter(|p| *p != from) {
+        update.player_events.push(PlayerEvent {
+            player_id,
+            kind,
+            payload: json!({ "seat": seat }),
+        });
+    }
+}
+
+fn finish(record: &GameRecord, update: &mut GameUpdate, outcome: Value) {
+    update.status = "finished".to_owned();
+    update.to_move = None;
+    update.draw_offer = 0;
+    update.takeback_offer = 0;
+    update.events.push(event("finished", outcome.clone()));
+    update.player_events = game_over_events(record, &outcome);
+    update.outcome = Some(outcome);
+}
+
+fn unknown_game(slug: &str) -> String {
+    let known: Vec<&str> = catalogue::GAMES.iter().map(|g| g.slug).collect();
+    format!(
+        "unknown game {:?}; games are {}",
+        slug.chars().take(40).collect::<String>(),
+        known.join(", ")
+    )
+}
+
+/// Rebuilds a stored game from its moves. A stored move the rules refuse
+/// means the rules changed under a stored game: an internal error.
+fn replay(record: &GameRecord, moves: &[MoveRow]) -> Result<AnyGame> {
+    let notations: Vec<&str> = moves.iter().map(|m| m.notation.as_str()).collect();
+    AnyGame::replay(&record.row.game, Some(&record.row.variant), &notations)
+        .map_err(|e| Error::internal(format!("game {} cannot be replayed: {e}", record.row.id)))
+}

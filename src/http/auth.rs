@@ -1,0 +1,53 @@
+//! `Authorization: Bearer <token>`.
+
+use axum::extract::FromRequestParts;
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+
+use super::AppState;
+use crate::accounts;
+use crate::error::Error;
+use crate::store::Player;
+
+/// The authenticated player; 401 without a valid token.
+pub struct Auth(pub Player);
+
+/// The player when a token is given (401 if it is not valid), else nobody.
+pub struct MaybeAuth(pub Option<Player>);
+
+async fn player(parts: &Parts, state: &AppState) -> Result<Option<Player>, Error> {
+    let Some(value) = parts.headers.get(AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let invalid = || Error::Unauthorized("invalid token".to_owned());
+    let value = value.to_str().map_err(|_| invalid())?;
+    let token = value
+        .strip_prefix("Bearer ")
+        .or_else(|| value.strip_prefix("bearer "))
+        .ok_or_else(|| Error::Unauthorized("expected Authorization: Bearer <token>".to_owned()))?
+        .trim();
+    if token.is_empty() || token.len() > 128 {
+        return Err(invalid());
+    }
+    let player = state.store.player_by_token(&accounts::token_hash(token)).await?;
+    player.map(Some).ok_or_else(invalid)
+}
+
+impl FromRequestParts<AppState> for Auth {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Auth, Error> {
+        player(parts, state)
+            .await?
+            .map(Auth)
+            .ok_or_else(|| Error::Unauthorized("this needs Authorization: Bearer <token>".to_owned()))
+    }
+}
+
+impl FromRequestParts<AppState> for MaybeAuth {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<MaybeAuth, Error> {
+        Ok(MaybeAuth(player(parts, state).await?))
+    }
+}

@@ -1,0 +1,69 @@
+//! How [`Error`] becomes a response, and the extractors whose rejections
+//! come out in the same JSON shape: `{"error":{"code":"…","message":"…"}}`.
+
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::{FromRequest, FromRequestParts};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::json;
+
+use crate::error::Error;
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        if status.is_server_error() {
+            // Details stay in the log.
+            tracing::error!(error = %self, "internal error");
+        }
+        let mut body = json!({ "error": { "code": self.code(), "message": self.public_message() } });
+        if let Error::Conflict { game: Some(game), .. } = self {
+            body["game"] = *game;
+        }
+        (status, axum::Json(body)).into_response()
+    }
+}
+
+impl From<JsonRejection> for Error {
+    fn from(rejection: JsonRejection) -> Error {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            Error::PayloadTooLarge("the request body is too large".to_owned())
+        } else {
+            Error::BadRequest(rejection.body_text())
+        }
+    }
+}
+
+impl From<PathRejection> for Error {
+    fn from(rejection: PathRejection) -> Error {
+        Error::BadRequest(rejection.body_text())
+    }
+}
+
+impl From<QueryRejection> for Error {
+    fn from(rejection: QueryRejection) -> Error {
+        Error::BadRequest(rejection.body_text())
+    }
+}
+
+/// `axum::Json` with JSON errors.
+#[derive(Debug, FromRequest)]
+#[from_request(via(axum::Json), rejection(Error))]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize> IntoResponse for Json<T> {
+    fn into_response(self) -> Response {
+        axum::Json(self.0).into_response()
+    }
+}
+
+/// `axum::extract::Path` with JSON errors.
+#[derive(Debug, FromRequestParts)]
+#[from_request(via(axum::extract::Path), rejection(Error))]
+pub struct Path<T>(pub T);
+
+/// `axum::extract::Query` with JSON errors.
+#[derive(Debug, FromRequestParts)]
+#[from_request(via(axum::extract::Query), rejection(Error))]
+pub struct Query<T>(pub T);

@@ -1,0 +1,421 @@
+//! Games: the lobby, the state, moves, offers, boards and records.
+
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::players::{event_list, EventList};
+use super::{AppState, Auth, Json, MaybeAuth, Path, Query};
+use crate::accounts;
+use crate::error::{Error, Result};
+use crate::games::{board, record, GameState, GameSummary, MoveAnswer, MoveRecord, MoveRequest, NewGameRequest};
+use crate::store::GameFilter;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/games", post(create).get(list))
+        .route("/games/{id}", get(show))
+        .route("/games/{id}/join", post(join))
+        .route("/games/{id}/decline", post(decline))
+        .route("/games/{id}/moves", post(play).get(history))
+        .route("/games/{id}/resign", post(resign))
+        .route("/games/{id}/draw/{answer}", post(draw))
+        .route("/games/{id}/takeback/{answer}", post(takeback))
+        .route("/games/{id}/abort", post(abort))
+        .route("/games/{id}/board.svg", get(board_svg))
+        .route("/games/{id}/board.txt", get(board_txt))
+        .route("/games/{id}/record", get(game_record))
+        .route("/games/{id}/events", get(events))
+}
+
+/// Creates a game; the creator sits at `seat`, named opponents are invited,
+/// other seats are open to anyone. It starts when every seat is filled.
+#[utoipa::path(post, path = "/api/v1/games", tag = "games", request_body = NewGameRequest,
+    responses((status = 201, body = GameState), (status = 400), (status = 401), (status = 422)))]
+async fn create(
+    State(state): State<AppState>,
+    Auth(player): Auth,
+    Json(body): Json<NewGameRequest>,
+) -> Result<(StatusCode, Json<GameState>)> {
+    if body.opponents.len() > 16 {
+        return Err(Error::unprocessable("too_many_opponents", "at most 16 opponents"));
+    }
+    Ok((StatusCode::CREATED, Json(state.games.create(&player, body).await?)))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    /// open, active, finished or aborted.
+    status: Option<String>,
+    /// A catalogue game slug.
+    game: Option<String>,
+    /// Games where this player sits or is invited.
+    player: Option<String>,
+    /// `me`: active games waiting for the caller's move.
+    turn: Option<String>,
+    /// The `next_cursor` of the previous page.
+    cursor: Option<i64>,
+    /// Page size, 1 to 100 (default 20).
+    limit: Option<i64>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct GameList {
+    games: Vec<GameSummary>,
+    /// Pass as `cursor` for the next page; `null` on the last.
+    next_cursor: Option<i64>,
+}
+
+/// Lists the games the caller may see, newest first.
+#[utoipa::path(get, path = "/api/v1/games", tag = "games", params(ListQuery),
+    responses((status = 200, body = GameList), (status = 400), (status = 401)))]
+async fn list(
+    State(state): State<AppState>,
+    MaybeAuth(viewer): MaybeAuth,
+    Query(query): Query<ListQuery>,
+) -> Result<Json<GameList>> {
+    if let Some(status) = &query.status {
+        if !["open", "active", "finished", "aborted"].contains(&status.as_str()) {
+            return Err(Error::BadRequest(
+                "status is one of open, active, finished, aborted".to_owned(),
+            ));
+        }
+    }
+    let turn_of = match query.turn.as_deref() {
+        None => None,
+        Some("me") => Some(
+            viewer
+                .as_ref()
+                .ok_or_else(|| Error::Unauthorized("turn=me needs a token".to_owned()))?
+                .id,
+        ),
+        Some(_) => return Err(Error::BadRequest("turn can only be me".to_owned())),
+    };
+    let limit = query.limit.unwrap_or(20).clamp(1, 100);
+    let mut filter = GameFilter {
+        viewer: viewer.as_ref().map(|p| p.id),
+        status: query.status,
+        game: query.game,
+        player: None,
+        turn_of,
+        before: query.cursor,
+        limit: limit + 1,
+    };
+    if let Some(name) = &query.player {
+        match state.store.player_by_name(&accounts::name_key(name)).await? {
+            Some(p) => filter.player = Some(p.id),
+            None => {
+                return Ok(Json(GameList {
+                    games: Vec::new(),
+                    next_cursor: None,
+                }))
+            }
+        }
+    }
+    let mut games = state.games.list(&filter).await?;
+    let next_cursor = if games.len() as i64 > limit {
+        games.truncate(limit as usize);
+        games.last().map(|g| g.id)
+    } else {
+        None
+    };
+    Ok(Json(GameList { games, next_cursor }))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct PlyQuery {
+    /// The game as it was after this many moves.
+    ply: Option<i64>,
+}
+
+/// The game: seats, status, whose turn, legal moves, the position, offers.
+/// Private games are found only by their players.
+#[utoipa::path(get, path = "/api/v1/games/{id}", tag = "games", params(("id" = i64, Path), PlyQuery),
+    responses((status = 200, body = GameState), (status = 400), (status = 401), (status = 404), (status = 422)))]
+async fn show(
+    State(state): State<AppState>,
+    MaybeAuth(viewer): MaybeAuth,
+    Path(id): Path<i64>,
+    Query(query): Query<PlyQuery>,
+) -> Result<Json<GameState>> {
+    Ok(Json(state.games.state(viewer.as_ref(), id, query.ply).await?))
+}
+
+#[derive(Deserialize, Default, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JoinRequest {
+    /// A particular open seat; the invited or first open seat otherwise.
+    seat: Option<u8>,
+}
+
+/// Takes an open seat, or accepts an invitation.
+#[utoipa::path(post, path = "/api/v1/games/{id}/join", tag = "games", params(("id" = i64, Path)),
+    request_body(content = Option<JoinRequest>),
+    responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
+async fn join(
+    State(state): State<AppState>,
+    Auth(player): Auth,
+    Path(id): Path<i64>,
+    body: std::result::Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<Json<GameState>> {
+    let body = body.map_err(|r| {
+        if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            Error::PayloadTooLarge("the request body is too large".to_owned())
+        } else {
+            Error::BadRequest(r.body_text())
+        }
+    })?;
+    // The body is optional: no body means "any seat".
+    let request: JoinRequest = if body.iter().all(u8::is_ascii_whitespace) {
+        JoinRequest::default()
+    } else {
+        serde_json::from_slice(&body).map_err(|e| Error::BadRequest(format!("invalid JSON body: {e}")))?
+    };
+    let seat = request.seat;
+    Ok(Json(state.games.join(&player, id, seat).await?))
+}
+
+/// Refuses an invitation: the game is cancelled.
+#[utoipa::path(post, path = "/api/v1/games/{id}/decline", tag = "games", params(("id" = i64, Path)),
+    responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
+async fn decline(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<GameState>> {
+    Ok(Json(state.games.decline(&player, id).await?))
+}
+
+/// Plays a move. `ply` is the number of moves the client has seen. 201 once
+/// committed; 200 for a retry of a move already stored (nothing applied
+/// twice).
+#[utoipa::path(post, path = "/api/v1/games/{id}/moves", tag = "games", params(("id" = i64, Path)),
+    request_body = MoveRequest,
+    responses(
+        (status = 201, body = MoveAnswer, description = "the move is committed"),
+        (status = 200, body = MoveAnswer, description = "a retry of a stored move"),
+        (status = 400, description = "malformed body"),
+        (status = 401),
+        (status = 403, description = "not a player of this game, or not your turn"),
+        (status = 404),
+        (status = 409, description = "stale ply (the body carries the current state) or game not active"),
+        (status = 422, description = "illegal or unparseable move, with the rules' reason")))]
+async fn play(
+    State(state): State<AppState>,
+    Auth(player): Auth,
+    Path(id): Path<i64>,
+    Json(body): Json<MoveRequest>,
+) -> Result<(StatusCode, Json<MoveAnswer>)> {
+    let answer = state.games.play(&player, id, body).await?;
+    let status = if answer.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((status, Json(answer)))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct History {
+    moves: Vec<MoveRecord>,
+}
+
+/// The moves: ply, seat, player, move, what it did, time, message.
+#[utoipa::path(get, path = "/api/v1/games/{id}/moves", tag = "games", params(("id" = i64, Path)),
+    responses((status = 200, body = History), (status = 404)))]
+async fn history(
+    State(state): State<AppState>,
+    MaybeAuth(viewer): MaybeAuth,
+    Path(id): Path<i64>,
+) -> Result<Json<History>> {
+    let (record, moves) = state.games.history(viewer.as_ref(), id).await?;
+    Ok(Json(History {
+        moves: moves.iter().map(|m| MoveRecord::of(&record, m)).collect(),
+    }))
+}
+
+/// Resigns: every other seat wins.
+#[utoipa::path(post, path = "/api/v1/games/{id}/resign", tag = "games", params(("id" = i64, Path)),
+    responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
+async fn resign(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<GameState>> {
+    Ok(Json(state.games.resign(&player, id).await?))
+}
+
+fn answer(answer: &str) -> Result<bool> {
+    match answer {
+        "yes" => Ok(true),
+        "no" => Ok(false),
+        _ => Err(Error::NotFound("the answer is yes or no".to_owned())),
+    }
+}
+
+/// `yes` offers a draw or accepts the offer; `no` declines it.
+#[utoipa::path(post, path = "/api/v1/games/{id}/draw/{answer}", tag = "games",
+    params(("id" = i64, Path), ("answer" = String, Path, description = "yes or no")),
+    responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
+async fn draw(
+    State(state): State<AppState>,
+    Auth(player): Auth,
+    Path((id, yes)): Path<(i64, String)>,
+) -> Result<Json<GameState>> {
+    Ok(Json(state.games.draw(&player, id, answer(&yes)?).await?))
+}
+
+/// `yes` asks to take back the last move or agrees to it; `no` refuses.
+#[utoipa::path(post, path = "/api/v1/games/{id}/takeback/{answer}", tag = "games",
+    params(("id" = i64, Path), ("answer" = String, Path, description = "yes or no")),
+    responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
+async fn takeback(
+    State(state): State<AppState>,
+    Auth(player): Auth,
+    Path((id, yes)): Path<(i64, String)>,
+) -> Result<Json<GameState>> {
+    Ok(Json(state.games.takeback(&player, id, answer(&yes)?).await?))
+}
+
+/// Aborts a game before every player has moved once.
+#[utoipa::path(post, path = "/api/v1/games/{id}/abort", tag = "games", params(("id" = i64, Path)),
+    responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
+async fn abort(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<GameState>> {
+    Ok(Json(state.games.abort(&player, id).await?))
+}
+
+async fn board(
+    state: &AppState,
+    viewer: Option<&crate::store::Player>,
+    id: i64,
+    ply: Option<i64>,
+    svg: bool,
+) -> Result<Response> {
+    let snapshot = state.games.snapshot(viewer, id, ply).await?;
+    let record = &snapshot.record;
+    let (info, variant) = crate::games::variant_info(&record.row)?;
+    let title = format!("{} #{}", crate::games::title(info, variant), record.row.id);
+    let players = record
+        .seats
+        .iter()
+        .map(|s| {
+            (
+                usize::try_from(s.seat)
+                    .ok()
+                    .and_then(|i| variant.seats.get(i).copied())
+                    .unwrap_or("?"),
+                s.player.as_ref().map(|(_, n)| n.as_str()),
+            )
+        })
+        .collect();
+    let last_move = snapshot.last_move.as_ref().map(|m| {
+        let mut text = format!("{}. {} {}", m.ply, m.player_name, m.notation);
+        if let Some(effect) = &m.effect {
+            text.push_str(&format!(" ({effect})"));
+        }
+        text
+    });
+    let status = if ply.is_some_and(|p| p != record.row.ply) {
+        format!("{} (shown at move {})", record.row.status, snapshot.game.ply())
+    } else {
+        record.row.status.clone()
+    };
+    let caption = board::Caption {
+        title: &title,
+        status: &status,
+        ply: i64::from(snapshot.game.ply()),
+        players,
+        to_move: snapshot
+            .game
+            .to_move()
+            .map(i64::from)
+            .filter(|_| record.row.status == "active"),
+        last_move,
+        message: snapshot.last_move.as_ref().and_then(|m| m.message.as_deref()),
+    };
+    Ok(if svg {
+        let body = board::svg(&snapshot.view, snapshot.previous.as_ref(), &caption);
+        ([(header::CONTENT_TYPE, "image/svg+xml")], body).into_response()
+    } else {
+        let body = board::text(&snapshot.view, snapshot.previous.as_ref(), &caption);
+        ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body).into_response()
+    })
+}
+
+/// The board as SVG, now or after move `ply`; the last move's cells marked.
+#[utoipa::path(get, path = "/api/v1/games/{id}/board.svg", tag = "boards", params(("id" = i64, Path), PlyQuery),
+    responses((status = 200, content_type = "image/svg+xml", body = String), (status = 404), (status = 422)))]
+async fn board_svg(
+    State(state): State<AppState>,
+    MaybeAuth(viewer): MaybeAuth,
+    Path(id): Path<i64>,
+    Query(query): Query<PlyQuery>,
+) -> Result<Response> {
+    board(&state, viewer.as_ref(), id, query.ply, true).await
+}
+
+/// The board as text, in the spirit of pbmserv's mails.
+#[utoipa::path(get, path = "/api/v1/games/{id}/board.txt", tag = "boards", params(("id" = i64, Path), PlyQuery),
+    responses((status = 200, content_type = "text/plain", body = String), (status = 404), (status = 422)))]
+async fn board_txt(
+    State(state): State<AppState>,
+    MaybeAuth(viewer): MaybeAuth,
+    Path(id): Path<i64>,
+    Query(query): Query<PlyQuery>,
+) -> Result<Response> {
+    board(&state, viewer.as_ref(), id, query.ply, false).await
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct RecordQuery {
+    /// `json` (default) or `text`.
+    format: Option<String>,
+}
+
+/// The game's record: headers, players, result, moves; `?format=text` for the
+/// transcription with numbered rounds and a column per player.
+#[utoipa::path(get, path = "/api/v1/games/{id}/record", tag = "games", params(("id" = i64, Path), RecordQuery),
+    responses((status = 200, body = record::GameRecordJson), (status = 400), (status = 404)))]
+async fn game_record(
+    State(state): State<AppState>,
+    MaybeAuth(viewer): MaybeAuth,
+    Path(id): Path<i64>,
+    Query(query): Query<RecordQuery>,
+) -> Result<Response> {
+    let (game, moves) = state.games.history(viewer.as_ref(), id).await?;
+    let json = record::json(&game, &moves)?;
+    match query.format.as_deref() {
+        None | Some("json") => Ok(Json(json).into_response()),
+        Some("text") => Ok((
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            record::text(&json),
+        )
+            .into_response()),
+        Some(_) => Err(Error::BadRequest("format is json or text".to_owned())),
+    }
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct GameEventsQuery {
+    /// Events after this number.
+    after: Option<i64>,
+    /// At most this many (1 to 500, default 100).
+    limit: Option<i64>,
+}
+
+/// The game's event log, in order: what live clients resume from.
+#[utoipa::path(get, path = "/api/v1/games/{id}/events", tag = "games", params(("id" = i64, Path), GameEventsQuery),
+    responses((status = 200, body = EventList), (status = 404)))]
+async fn events(
+    State(state): State<AppState>,
+    MaybeAuth(viewer): MaybeAuth,
+    Path(id): Path<i64>,
+    Query(query): Query<GameEventsQuery>,
+) -> Result<Json<EventList>> {
+    let limit = query.limit.unwrap_or(100).clamp(1, 500);
+    let rows = state
+        .games
+        .events(viewer.as_ref(), id, query.after.unwrap_or(0), limit)
+        .await?;
+    Ok(Json(event_list(rows)))
+}

@@ -1,0 +1,91 @@
+//! `/healthz`, `/metrics`, `/openapi.json`.
+
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::Router;
+use utoipa::OpenApi;
+
+use super::{games, players, rules, AppState, Json};
+use crate::error::Result;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Tavoliere", description = "A server for abstract board games."),
+    paths(
+        players::register, players::login, players::me, players::update_me, players::profile, players::my_events,
+        rules::list, rules::analyze,
+        games::create, games::list, games::show, games::join, games::decline, games::play, games::history,
+        games::resign, games::draw, games::takeback, games::abort, games::board_svg, games::board_txt,
+        games::game_record, games::events,
+        healthz, metrics, openapi,
+    ),
+    components(schemas(ErrorBody, ErrorDetail)),
+    modifiers(&BearerAuth),
+)]
+pub struct ApiDoc;
+
+struct BearerAuth;
+
+impl utoipa::Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+    }
+}
+
+/// Every error: `{"error":{"code":"…","message":"…"}}` (409 stale-ply
+/// answers add `"game"`, the current state).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct ErrorBody {
+    error: ErrorDetail,
+}
+
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct ErrorDetail {
+    code: String,
+    message: String,
+}
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .route("/openapi.json", get(openapi))
+}
+
+pub fn api_router() -> Router<AppState> {
+    Router::new().route("/openapi.json", get(openapi))
+}
+
+/// 200 when the database answers.
+#[utoipa::path(get, path = "/healthz", tag = "meta", responses((status = 200), (status = 500)))]
+async fn healthz(State(state): State<AppState>) -> Result<impl IntoResponse> {
+    state.store.ping().await?;
+    Ok((
+        StatusCode::OK,
+        Json(serde_json::json!({ "status": "ok", "database": state.store.backend() })),
+    ))
+}
+
+/// Prometheus metrics.
+#[utoipa::path(get, path = "/metrics", tag = "meta", responses((status = 200, content_type = "text/plain", body = String)))]
+async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        state.metrics.render(),
+    )
+}
+
+/// This document.
+#[utoipa::path(get, path = "/openapi.json", tag = "meta", responses((status = 200, body = Object)))]
+async fn openapi() -> impl IntoResponse {
+    axum::Json(ApiDoc::openapi())
+}

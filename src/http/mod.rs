@@ -1,0 +1,105 @@
+//! The REST API under `/api/v1`, plus `/healthz`, `/metrics` and
+//! `/openapi.json`. Each resource module exposes `router()`; the state is
+//! shared through [`AppState`]; every refusal goes through
+//! [`crate::error::Error`].
+
+mod auth;
+mod error;
+mod games;
+mod meta;
+mod players;
+mod rules;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+use axum::http::{header, HeaderValue, Method};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_http::trace::TraceLayer;
+
+pub use auth::{Auth, MaybeAuth};
+pub use error::{Json, Path, Query};
+pub use meta::ApiDoc;
+
+use crate::config::Config;
+use crate::error::Error;
+use crate::games::Games;
+use crate::metrics::Metrics;
+use crate::store::Store;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub games: Arc<Games>,
+    pub store: Arc<dyn Store>,
+    pub metrics: Arc<Metrics>,
+}
+
+/// The whole application with its layers.
+pub fn app(state: AppState, config: &Config) -> Router {
+    let timeout = Duration::from_secs(config.request_timeout.max(1));
+    let api = Router::new()
+        .merge(players::router())
+        .merge(rules::router())
+        .merge(games::router())
+        .merge(meta::api_router());
+    Router::new()
+        .nest("/api/v1", api)
+        .merge(meta::router())
+        .fallback(|| async { Error::NotFound("no such route".to_owned()) })
+        .method_not_allowed_fallback(|| async { Error::MethodNotAllowed("method not allowed here".to_owned()) })
+        .layer(middleware::from_fn(move |request: Request, next: Next| async move {
+            match tokio::time::timeout(timeout, next.run(request)).await {
+                Ok(response) => response,
+                Err(_) => Error::Timeout.into_response(),
+            }
+        }))
+        .layer(middleware::from_fn_with_state(state.clone(), count_requests))
+        .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
+            let route = request
+                .extensions()
+                .get::<MatchedPath>()
+                .map_or("unmatched", MatchedPath::as_str);
+            tracing::info_span!("request", method = %request.method(), route)
+        }))
+        .layer(DefaultBodyLimit::max(config.body_limit))
+        .layer(CatchPanicLayer::custom(|_| {
+            tracing::error!("a handler panicked");
+            Error::internal("panic").into_response()
+        }))
+        .layer(cors(&config.cors_origins))
+        .with_state(state)
+}
+
+fn cors(origins: &[String]) -> CorsLayer {
+    let layer = CorsLayer::new()
+        .allow_methods([Method::GET, Method::POST, Method::PATCH])
+        .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE]);
+    if origins.iter().any(|o| o == "*") {
+        layer.allow_origin(AllowOrigin::any())
+    } else {
+        let list: Vec<HeaderValue> = origins
+            .iter()
+            .filter_map(|o| HeaderValue::from_str(o.trim()).ok())
+            .collect();
+        layer.allow_origin(AllowOrigin::list(list))
+    }
+}
+
+async fn count_requests(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = request.method().to_string();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
+    let response = next.run(request).await;
+    state
+        .metrics
+        .count_request(&method, &route, response.status().as_u16(), started.elapsed());
+    response
+}

@@ -1,0 +1,261 @@
+//! Accounts and sessions: `/players`, `/sessions`, `/players/me`.
+
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::Router;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::{AppState, Auth, Json, Path, Query};
+use crate::accounts::{self, Email, Password, PlayerName};
+use crate::error::{Error, Result};
+use crate::games::{now, timestamp as state_timestamp};
+use crate::store::{Player, StoreError};
+use axum::extract::State;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/players", post(register))
+        .route("/sessions", post(login))
+        .route("/players/me", get(me).patch(update_me))
+        .route("/players/me/events", get(my_events))
+        .route("/players/{name}", get(profile))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Registration {
+    /// 1 to 32 letters, digits, `_` or `-`; unique regardless of case.
+    name: String,
+    /// 8 to 128 characters.
+    password: String,
+    email: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct PlayerJson {
+    name: String,
+    /// Only shown to the player themselves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    email: Option<String>,
+    created_at: String,
+}
+
+impl PlayerJson {
+    fn of(player: &Player, with_email: bool) -> PlayerJson {
+        PlayerJson {
+            name: player.name.clone(),
+            email: if with_email { player.email.clone() } else { None },
+            created_at: state_timestamp(player.created_at),
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Registered {
+    player: PlayerJson,
+    /// Send as `Authorization: Bearer <token>`.
+    token: String,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Login {
+    name: String,
+    password: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Session {
+    token: String,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerUpdate {
+    /// A new email; `null` removes it.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    email: Option<Option<String>>,
+    /// A new password; needs `current_password`. Ends every other session.
+    password: Option<String>,
+    current_password: Option<String>,
+}
+
+/// A field that is present (maybe `null`), as opposed to absent.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(deserializer).map(Some)
+}
+
+async fn issue_token(state: &AppState, player: &Player) -> Result<String> {
+    let token = accounts::new_token();
+    state
+        .store
+        .insert_token(&accounts::token_hash(&token), player.id, now())
+        .await?;
+    Ok(token)
+}
+
+/// Registers a player and opens a session.
+#[utoipa::path(post, path = "/api/v1/players", tag = "players", request_body = Registration,
+    responses((status = 201, body = Registered), (status = 400), (status = 409, description = "name taken"), (status = 422)))]
+async fn register(
+    State(state): State<AppState>,
+    Json(body): Json<Registration>,
+) -> Result<(StatusCode, Json<Registered>)> {
+    let name = PlayerName::parse(body.name)?;
+    let password = Password::parse(body.password)?;
+    let email = body.email.map(Email::parse).transpose()?.map(Email::into_inner);
+    let hash = accounts::hash_password(password).await?;
+    let player = state
+        .store
+        .create_player(name.as_str(), &name.key(), email.as_deref(), &hash, now())
+        .await
+        .map_err(|e| match e {
+            StoreError::Unique => Error::conflict("name_taken", format!("the name {} is taken", name.as_str())),
+            other => other.into(),
+        })?;
+    let token = issue_token(&state, &player).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(Registered {
+            player: PlayerJson::of(&player, true),
+            token,
+        }),
+    ))
+}
+
+/// Opens a session: a new token.
+#[utoipa::path(post, path = "/api/v1/sessions", tag = "players", request_body = Login,
+    responses((status = 201, body = Session), (status = 400), (status = 401)))]
+async fn login(State(state): State<AppState>, Json(body): Json<Login>) -> Result<(StatusCode, Json<Session>)> {
+    let refused = || Error::Unauthorized("wrong name or password".to_owned());
+    if body.name.len() > 64 || body.password.len() > 4 * accounts::MAX_PASSWORD_LEN {
+        return Err(refused());
+    }
+    let (player, hash) = state
+        .store
+        .credentials(&accounts::name_key(&body.name))
+        .await?
+        .ok_or_else(refused)?;
+    if !accounts::verify_password(body.password, hash).await? {
+        return Err(refused());
+    }
+    let token = issue_token(&state, &player).await?;
+    Ok((StatusCode::CREATED, Json(Session { token })))
+}
+
+/// The authenticated player.
+#[utoipa::path(get, path = "/api/v1/players/me", tag = "players", responses((status = 200, body = PlayerJson), (status = 401)))]
+async fn me(Auth(player): Auth) -> Json<PlayerJson> {
+    Json(PlayerJson::of(&player, true))
+}
+
+/// Changes the email or password.
+#[utoipa::path(patch, path = "/api/v1/players/me", tag = "players", request_body = PlayerUpdate,
+    responses((status = 200, body = PlayerJson), (status = 400), (status = 401), (status = 422)))]
+async fn update_me(
+    State(state): State<AppState>,
+    Auth(player): Auth,
+    Json(body): Json<PlayerUpdate>,
+) -> Result<Json<PlayerJson>> {
+    let email = match body.email {
+        Some(Some(email)) => Some(Some(Email::parse(email)?.into_inner())),
+        other => other,
+    };
+    let mut new_hash = None;
+    if let Some(password) = body.password {
+        let password = Password::parse(password)?;
+        let current = body
+            .current_password
+            .ok_or_else(|| Error::unprocessable("current_password", "changing the password needs current_password"))?;
+        let (_, hash) = state
+            .store
+            .credentials(&accounts::name_key(&player.name))
+            .await?
+            .ok_or_else(|| Error::Unauthorized("no such player".to_owned()))?;
+        if current.len() > 4 * accounts::MAX_PASSWORD_LEN || !accounts::verify_password(current, hash).await? {
+            return Err(Error::forbidden("wrong_password", "current_password is wrong"));
+        }
+        new_hash = Some(accounts::hash_password(password).await?);
+    }
+    state.store.update_player(player.id, email, new_hash).await?;
+    let player = state
+        .store
+        .player_by_name(&accounts::name_key(&player.name))
+        .await?
+        .ok_or_else(|| Error::internal("player vanished"))?;
+    Ok(Json(PlayerJson::of(&player, true)))
+}
+
+/// A player's public profile.
+#[utoipa::path(get, path = "/api/v1/players/{name}", tag = "players", params(("name" = String, Path)),
+    responses((status = 200, body = PlayerJson), (status = 404)))]
+async fn profile(State(state): State<AppState>, Path(name): Path<String>) -> Result<Json<PlayerJson>> {
+    let player = if name.len() <= 64 {
+        state.store.player_by_name(&accounts::name_key(&name)).await?
+    } else {
+        None
+    };
+    let player = player.ok_or_else(|| {
+        Error::NotFound(format!(
+            "no player named {:?}",
+            name.chars().take(64).collect::<String>()
+        ))
+    })?;
+    Ok(Json(PlayerJson::of(&player, false)))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct EventsQuery {
+    /// Events after this number.
+    after: Option<i64>,
+    /// At most this many (1 to 500, default 100).
+    limit: Option<i64>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct EventJson {
+    seq: i64,
+    kind: String,
+    #[schema(value_type = Object)]
+    payload: serde_json::Value,
+    at: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct EventList {
+    events: Vec<EventJson>,
+}
+
+pub(super) fn event_list(rows: Vec<crate::store::EventRow>) -> EventList {
+    EventList {
+        events: rows
+            .into_iter()
+            .map(|e| EventJson {
+                seq: e.seq,
+                kind: e.kind,
+                payload: e.payload,
+                at: state_timestamp(e.created_at),
+            })
+            .collect(),
+    }
+}
+
+/// The player's own events (invited, game started, your turn, offers, game
+/// over), in order.
+#[utoipa::path(get, path = "/api/v1/players/me/events", tag = "players", params(EventsQuery),
+    responses((status = 200, body = EventList), (status = 401)))]
+async fn my_events(
+    State(state): State<AppState>,
+    Auth(player): Auth,
+    Query(query): Query<EventsQuery>,
+) -> Result<Json<EventList>> {
+    let limit = query.limit.unwrap_or(100).clamp(1, 500);
+    let rows = state
+        .store
+        .player_events(player.id, query.after.unwrap_or(0), limit)
+        .await?;
+    Ok(Json(event_list(rows)))
+}

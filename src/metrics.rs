@@ -1,0 +1,138 @@
+//! A few real metrics in Prometheus text format, on atomics and a mutex-held
+//! map (no exporter crate needed for this many).
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Upper bounds of the latency histograms, in seconds.
+const BUCKETS: [f64; 10] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0];
+
+#[derive(Default)]
+struct Histogram {
+    buckets: [AtomicU64; BUCKETS.len()],
+    count: AtomicU64,
+    /// Sum in microseconds.
+    sum_us: AtomicU64,
+}
+
+impl Histogram {
+    fn observe(&self, elapsed: Duration) {
+        let seconds = elapsed.as_secs_f64();
+        for (bound, bucket) in BUCKETS.iter().zip(&self.buckets) {
+            if seconds <= *bound {
+                bucket.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.count.fetch_add(1, Ordering::Relaxed);
+        self.sum_us
+            .fetch_add(elapsed.as_micros().min(u128::from(u64::MAX)) as u64, Ordering::Relaxed);
+    }
+
+    fn render(&self, out: &mut String, name: &str, labels: &str) {
+        let sep = if labels.is_empty() { "" } else { "," };
+        for (bound, bucket) in BUCKETS.iter().zip(&self.buckets) {
+            let _ = writeln!(
+                out,
+                "{name}_bucket{{{labels}{sep}le=\"{bound}\"}} {}",
+                bucket.load(Ordering::Relaxed)
+            );
+        }
+        let count = self.count.load(Ordering::Relaxed);
+        let _ = writeln!(out, "{name}_bucket{{{labels}{sep}le=\"+Inf\"}} {count}");
+        let braces = if labels.is_empty() {
+            String::new()
+        } else {
+            format!("{{{labels}}}")
+        };
+        let _ = writeln!(
+            out,
+            "{name}_sum{braces} {}",
+            self.sum_us.load(Ordering::Relaxed) as f64 / 1e6
+        );
+        let _ = writeln!(out, "{name}_count{braces} {count}");
+    }
+}
+
+#[derive(Default)]
+pub struct Metrics {
+    /// (method, route, status) → count.
+    requests: Mutex<BTreeMap<(String, String, u16), u64>>,
+    request_seconds: Histogram,
+    moves_committed: AtomicU64,
+    move_seconds: Histogram,
+    games_created: AtomicU64,
+    write_conflicts: AtomicU64,
+}
+
+impl Metrics {
+    pub fn count_request(&self, method: &str, route: &str, status: u16, elapsed: Duration) {
+        let mut requests = self.requests.lock().unwrap_or_else(|p| p.into_inner());
+        *requests
+            .entry((method.to_owned(), route.to_owned(), status))
+            .or_default() += 1;
+        drop(requests);
+        self.request_seconds.observe(elapsed);
+    }
+
+    pub fn observe_move(&self, elapsed: Duration) {
+        self.moves_committed.fetch_add(1, Ordering::Relaxed);
+        self.move_seconds.observe(elapsed);
+    }
+
+    pub fn count_game_created(&self) {
+        self.games_created.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn count_conflict(&self) {
+        self.write_conflicts.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        out.push_str("# HELP tavoliere_http_requests_total HTTP requests by method, matched route and status.\n");
+        out.push_str("# TYPE tavoliere_http_requests_total counter\n");
+        let requests = self.requests.lock().unwrap_or_else(|p| p.into_inner());
+        for ((method, route, status), count) in requests.iter() {
+            let route = route.replace('\\', "\\\\").replace('"', "\\\"");
+            let _ = writeln!(
+                out,
+                "tavoliere_http_requests_total{{method=\"{method}\",route=\"{route}\",status=\"{status}\"}} {count}"
+            );
+        }
+        drop(requests);
+        out.push_str("# HELP tavoliere_http_request_duration_seconds HTTP request latency.\n");
+        out.push_str("# TYPE tavoliere_http_request_duration_seconds histogram\n");
+        self.request_seconds
+            .render(&mut out, "tavoliere_http_request_duration_seconds", "");
+        let counter = |out: &mut String, name: &str, help: &str, value: &AtomicU64| {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
+            let _ = writeln!(out, "{name} {}", value.load(Ordering::Relaxed));
+        };
+        counter(
+            &mut out,
+            "tavoliere_moves_committed_total",
+            "Moves committed.",
+            &self.moves_committed,
+        );
+        counter(
+            &mut out,
+            "tavoliere_games_created_total",
+            "Games created.",
+            &self.games_created,
+        );
+        counter(
+            &mut out,
+            "tavoliere_write_conflicts_total",
+            "Game writes that lost a race and were decided again.",
+            &self.write_conflicts,
+        );
+        out.push_str("# HELP tavoliere_move_duration_seconds From a move's arrival to its commit.\n");
+        out.push_str("# TYPE tavoliere_move_duration_seconds histogram\n");
+        self.move_seconds
+            .render(&mut out, "tavoliere_move_duration_seconds", "");
+        out
+    }
+}

@@ -1,0 +1,718 @@
+//! Storage: one trait, one implementation per backend (SQLite, PostgreSQL),
+//! chosen once at start-up from the database URL.
+//!
+//! Both backends run the same SQL (numbered `$n` parameters work in both), so
+//! the statements live once in [`impl_store!`] and each backend module
+//! instantiates it with its own pool type, connection options and migrations.
+
+mod postgres;
+mod sqlite;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+pub use postgres::PgStore;
+pub use sqlite::SqliteStore;
+
+/// A registered player as others may see them (plus email for themselves).
+#[derive(Clone, Debug)]
+pub struct Player {
+    pub id: i64,
+    pub name: String,
+    pub email: Option<String>,
+    pub created_at: i64,
+}
+
+/// A game's own row.
+#[derive(Clone, Debug)]
+pub struct GameRow {
+    pub id: i64,
+    pub game: String,
+    pub variant: String,
+    pub status: String,
+    pub public: bool,
+    pub ply: i64,
+    pub to_move: Option<i64>,
+    pub outcome: Option<Value>,
+    pub draw_offer: i64,
+    pub takeback_offer: i64,
+    pub event_seq: i64,
+    pub created_by: i64,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// A seat: who sits there, or who it is reserved for.
+#[derive(Clone, Debug)]
+pub struct SeatRow {
+    pub seat: i64,
+    pub player: Option<(i64, String)>,
+    pub invitee: Option<(i64, String)>,
+}
+
+/// A game with its seats.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    pub row: GameRow,
+    pub seats: Vec<SeatRow>,
+}
+
+/// A stored move.
+#[derive(Clone, Debug)]
+pub struct MoveRow {
+    pub ply: i64,
+    pub seat: i64,
+    pub player_id: i64,
+    pub player_name: String,
+    pub notation: String,
+    pub effect: Option<String>,
+    pub message: Option<String>,
+    pub created_at: i64,
+}
+
+/// A move to store.
+#[derive(Clone, Debug)]
+pub struct NewMove {
+    pub ply: i64,
+    pub seat: i64,
+    pub player_id: i64,
+    pub notation: String,
+    pub effect: Option<String>,
+    pub message: Option<String>,
+}
+
+/// An event of a game's log; numbered by the store.
+#[derive(Clone, Debug)]
+pub struct Event {
+    pub kind: &'static str,
+    pub payload: Value,
+}
+
+/// An event of a player's own stream; numbered by the store.
+#[derive(Clone, Debug)]
+pub struct PlayerEvent {
+    pub player_id: i64,
+    pub kind: &'static str,
+    pub payload: Value,
+}
+
+/// A stored event, of either log.
+#[derive(Clone, Debug)]
+pub struct EventRow {
+    pub seq: i64,
+    pub kind: String,
+    pub payload: Value,
+    pub created_at: i64,
+}
+
+/// A new game, its seats, and the events of its creation.
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    pub game: String,
+    pub variant: String,
+    pub public: bool,
+    pub created_by: i64,
+    /// `(player, invitee)` per seat, seat 0 first.
+    pub seats: Vec<(Option<i64>, Option<i64>)>,
+    pub now: i64,
+    pub events: Vec<Event>,
+    /// Each gets `"game": <id>` added to its payload.
+    pub player_events: Vec<PlayerEvent>,
+}
+
+/// One change of a game, applied in one transaction if and only if the game
+/// is still at `expected_seq` (nobody changed it meanwhile, in this process or
+/// another).
+#[derive(Clone, Debug)]
+pub struct GameUpdate {
+    pub id: i64,
+    pub expected_seq: i64,
+    pub status: String,
+    pub ply: i64,
+    pub to_move: Option<i64>,
+    pub outcome: Option<Value>,
+    pub draw_offer: i64,
+    pub takeback_offer: i64,
+    pub now: i64,
+    /// `(seat, player)`: a player takes an open seat.
+    pub sit: Vec<(i64, i64)>,
+    pub insert_move: Option<NewMove>,
+    /// A move taken back.
+    pub delete_move: Option<i64>,
+    pub events: Vec<Event>,
+    pub player_events: Vec<PlayerEvent>,
+}
+
+/// What `GET /games` asks for.
+#[derive(Clone, Debug, Default)]
+pub struct GameFilter {
+    /// Who is asking: private games are listed only to their players.
+    pub viewer: Option<i64>,
+    pub status: Option<String>,
+    pub game: Option<String>,
+    /// Games where this player sits or is invited.
+    pub player: Option<i64>,
+    /// Active games waiting for this player's move.
+    pub turn_of: Option<i64>,
+    /// Cursor: only games with a smaller id.
+    pub before: Option<i64>,
+    pub limit: i64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The game changed since it was read: reload and decide again.
+    #[error("the game changed meanwhile")]
+    Conflict,
+    /// A unique constraint refused the write.
+    #[error("unique constraint violated")]
+    Unique,
+    #[error(transparent)]
+    Db(#[from] sqlx::Error),
+}
+
+impl StoreError {
+    fn from_write(error: sqlx::Error) -> StoreError {
+        match error.as_database_error() {
+            Some(e) if e.is_unique_violation() => StoreError::Unique,
+            _ => StoreError::Db(error),
+        }
+    }
+}
+
+impl From<StoreError> for crate::error::Error {
+    fn from(error: StoreError) -> crate::error::Error {
+        crate::error::Error::internal(error)
+    }
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// Which backend, for logs and metrics.
+    fn backend(&self) -> &'static str;
+    async fn ping(&self) -> StoreResult<()>;
+
+    async fn create_player(
+        &self,
+        name: &str,
+        name_key: &str,
+        email: Option<&str>,
+        password_hash: &str,
+        now: i64,
+    ) -> StoreResult<Player>;
+    /// The player and their password hash.
+    async fn credentials(&self, name_key: &str) -> StoreResult<Option<(Player, String)>>;
+    async fn player_by_name(&self, name_key: &str) -> StoreResult<Option<Player>>;
+    async fn update_player(
+        &self,
+        id: i64,
+        email: Option<Option<String>>,
+        password_hash: Option<String>,
+    ) -> StoreResult<()>;
+    async fn insert_token(&self, token_hash: &str, player_id: i64, now: i64) -> StoreResult<()>;
+    async fn player_by_token(&self, token_hash: &str) -> StoreResult<Option<Player>>;
+
+    async fn game(&self, id: i64) -> StoreResult<Option<GameRecord>>;
+    async fn list_games(&self, filter: &GameFilter) -> StoreResult<Vec<GameRecord>>;
+    /// Moves `1..=upto` (all when `None`), in order.
+    async fn moves(&self, game_id: i64, upto: Option<i64>) -> StoreResult<Vec<MoveRow>>;
+    async fn move_at(&self, game_id: i64, ply: i64) -> StoreResult<Option<MoveRow>>;
+    /// Creates the game, its seats and events; returns its id.
+    async fn create_game(&self, game: NewGame) -> StoreResult<i64>;
+    /// Applies a change atomically; [`StoreError::Conflict`] or
+    /// [`StoreError::Unique`] when another writer got there first.
+    async fn update_game(&self, update: GameUpdate) -> StoreResult<()>;
+    async fn game_events(&self, game_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>>;
+    async fn player_events(&self, player_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>>;
+}
+
+/// Connects to the database the URL names (`sqlite:…` or `postgres://…`),
+/// creating a SQLite file if missing, and applies the migrations.
+pub async fn connect(url: &str) -> Result<Arc<dyn Store>, sqlx::Error> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Ok(Arc::new(PgStore::connect(url).await?))
+    } else if url.starts_with("sqlite:") {
+        Ok(Arc::new(SqliteStore::connect(url).await?))
+    } else {
+        Err(sqlx::Error::Configuration(
+            "DATABASE_URL must start with sqlite: or postgres://".into(),
+        ))
+    }
+}
+
+/// The statements, shared by both backends. `$pool` is the backend's pool
+/// type; `$db` its `sqlx::Database`.
+macro_rules! impl_store {
+    ($store:ident, $db:ty, $backend:literal) => {
+        use async_trait::async_trait;
+        use serde_json::Value;
+        use sqlx::Row;
+
+        use super::{
+            EventRow, GameFilter, GameRecord, GameRow, GameUpdate, MoveRow, NewGame, Player, SeatRow, Store,
+            StoreError, StoreResult,
+        };
+
+        const PLAYER_COLUMNS: &str = "id, name, email, created_at";
+        const GAME_COLUMNS: &str = "g.id, g.game, g.variant, g.status, g.public, g.ply, g.to_move, g.outcome, \
+             g.draw_offer, g.takeback_offer, g.event_seq, g.created_by, g.created_at, g.updated_at";
+        const MOVE_COLUMNS: &str =
+            "m.ply, m.seat, m.player_id, p.name, m.notation, m.effect, m.message, m.created_at";
+
+        type DbRow = <$db as sqlx::Database>::Row;
+
+        fn player(row: &DbRow) -> Result<Player, sqlx::Error> {
+            Ok(Player {
+                id: row.try_get(0)?,
+                name: row.try_get(1)?,
+                email: row.try_get(2)?,
+                created_at: row.try_get(3)?,
+            })
+        }
+
+        fn game_row(row: &DbRow) -> Result<GameRow, sqlx::Error> {
+            Ok(GameRow {
+                id: row.try_get(0)?,
+                game: row.try_get(1)?,
+                variant: row.try_get(2)?,
+                status: row.try_get(3)?,
+                public: row.try_get(4)?,
+                ply: row.try_get(5)?,
+                to_move: row.try_get(6)?,
+                outcome: row.try_get(7)?,
+                draw_offer: row.try_get(8)?,
+                takeback_offer: row.try_get(9)?,
+                event_seq: row.try_get(10)?,
+                created_by: row.try_get(11)?,
+                created_at: row.try_get(12)?,
+                updated_at: row.try_get(13)?,
+            })
+        }
+
+        fn move_row(row: &DbRow) -> Result<MoveRow, sqlx::Error> {
+            Ok(MoveRow {
+                ply: row.try_get(0)?,
+                seat: row.try_get(1)?,
+                player_id: row.try_get(2)?,
+                player_name: row.try_get(3)?,
+                notation: row.try_get(4)?,
+                effect: row.try_get(5)?,
+                message: row.try_get(6)?,
+                created_at: row.try_get(7)?,
+            })
+        }
+
+        fn event_row(row: &DbRow) -> Result<EventRow, sqlx::Error> {
+            Ok(EventRow {
+                seq: row.try_get(0)?,
+                kind: row.try_get(1)?,
+                payload: row.try_get(2)?,
+                created_at: row.try_get(3)?,
+            })
+        }
+
+        impl $store {
+            async fn seats(&self, game_id: i64) -> Result<Vec<SeatRow>, sqlx::Error> {
+                let rows = sqlx::query(
+                    "SELECT s.seat, s.player_id, p.name, s.invitee_id, i.name FROM seats s \
+                     LEFT JOIN players p ON p.id = s.player_id \
+                     LEFT JOIN players i ON i.id = s.invitee_id \
+                     WHERE s.game_id = $1 ORDER BY s.seat",
+                )
+                .bind(game_id)
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter()
+                    .map(|row| {
+                        let player: Option<i64> = row.try_get(1)?;
+                        let invitee: Option<i64> = row.try_get(3)?;
+                        Ok(SeatRow {
+                            seat: row.try_get(0)?,
+                            player: match player {
+                                Some(id) => Some((id, row.try_get(2)?)),
+                                None => None,
+                            },
+                            invitee: match invitee {
+                                Some(id) => Some((id, row.try_get(4)?)),
+                                None => None,
+                            },
+                        })
+                    })
+                    .collect()
+            }
+
+            /// Numbers and stores player events inside `tx`. Players are
+            /// locked in id order so two transactions cannot deadlock.
+            async fn insert_player_events(
+                tx: &mut sqlx::Transaction<'_, $db>,
+                game_id: i64,
+                mut events: Vec<super::PlayerEvent>,
+                now: i64,
+            ) -> Result<(), sqlx::Error> {
+                events.sort_by_key(|e| e.player_id);
+                for event in events {
+                    let seq: i64 =
+                        sqlx::query_scalar("UPDATE players SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq")
+                            .bind(event.player_id)
+                            .fetch_one(&mut **tx)
+                            .await?;
+                    let mut payload = event.payload;
+                    if let Value::Object(map) = &mut payload {
+                        map.insert("game".to_owned(), Value::from(game_id));
+                    }
+                    sqlx::query(
+                        "INSERT INTO player_events (player_id, seq, kind, payload, created_at) VALUES ($1, $2, $3, $4, $5)",
+                    )
+                    .bind(event.player_id)
+                    .bind(seq)
+                    .bind(event.kind)
+                    .bind(payload)
+                    .bind(now)
+                    .execute(&mut **tx)
+                    .await?;
+                }
+                Ok(())
+            }
+
+            async fn insert_game_events(
+                tx: &mut sqlx::Transaction<'_, $db>,
+                game_id: i64,
+                first_seq: i64,
+                events: Vec<super::Event>,
+                now: i64,
+            ) -> Result<(), sqlx::Error> {
+                for (seq, event) in (first_seq..).zip(events) {
+                    sqlx::query(
+                        "INSERT INTO game_events (game_id, seq, kind, payload, created_at) VALUES ($1, $2, $3, $4, $5)",
+                    )
+                    .bind(game_id)
+                    .bind(seq)
+                    .bind(event.kind)
+                    .bind(event.payload)
+                    .bind(now)
+                    .execute(&mut **tx)
+                    .await?;
+                }
+                Ok(())
+            }
+        }
+
+        #[async_trait]
+        impl Store for $store {
+            fn backend(&self) -> &'static str {
+                $backend
+            }
+
+            async fn ping(&self) -> StoreResult<()> {
+                sqlx::query("SELECT 1").execute(&self.pool).await?;
+                Ok(())
+            }
+
+            async fn create_player(
+                &self,
+                name: &str,
+                name_key: &str,
+                email: Option<&str>,
+                password_hash: &str,
+                now: i64,
+            ) -> StoreResult<Player> {
+                let row = sqlx::query(&format!(
+                    "INSERT INTO players (name, name_key, email, password_hash, created_at) \
+                     VALUES ($1, $2, $3, $4, $5) RETURNING {PLAYER_COLUMNS}"
+                ))
+                .bind(name)
+                .bind(name_key)
+                .bind(email)
+                .bind(password_hash)
+                .bind(now)
+                .fetch_one(&self.pool)
+                .await
+                .map_err(StoreError::from_write)?;
+                Ok(player(&row)?)
+            }
+
+            async fn credentials(&self, name_key: &str) -> StoreResult<Option<(Player, String)>> {
+                let row = sqlx::query(&format!(
+                    "SELECT {PLAYER_COLUMNS}, password_hash FROM players WHERE name_key = $1"
+                ))
+                .bind(name_key)
+                .fetch_optional(&self.pool)
+                .await?;
+                match row {
+                    Some(row) => Ok(Some((player(&row)?, row.try_get(4)?))),
+                    None => Ok(None),
+                }
+            }
+
+            async fn player_by_name(&self, name_key: &str) -> StoreResult<Option<Player>> {
+                let row = sqlx::query(&format!("SELECT {PLAYER_COLUMNS} FROM players WHERE name_key = $1"))
+                    .bind(name_key)
+                    .fetch_optional(&self.pool)
+                    .await?;
+                Ok(row.as_ref().map(player).transpose()?)
+            }
+
+            async fn update_player(
+                &self,
+                id: i64,
+                email: Option<Option<String>>,
+                password_hash: Option<String>,
+            ) -> StoreResult<()> {
+                let mut tx = self.pool.begin().await?;
+                if let Some(email) = email {
+                    sqlx::query("UPDATE players SET email = $1 WHERE id = $2")
+                        .bind(email)
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                if let Some(hash) = password_hash {
+                    sqlx::query("UPDATE players SET password_hash = $1 WHERE id = $2")
+                        .bind(hash)
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?;
+                    // A new password ends every session.
+                    sqlx::query("DELETE FROM tokens WHERE player_id = $1")
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn insert_token(&self, token_hash: &str, player_id: i64, now: i64) -> StoreResult<()> {
+                sqlx::query("INSERT INTO tokens (token_hash, player_id, created_at) VALUES ($1, $2, $3)")
+                    .bind(token_hash)
+                    .bind(player_id)
+                    .bind(now)
+                    .execute(&self.pool)
+                    .await
+                    .map_err(StoreError::from_write)?;
+                Ok(())
+            }
+
+            async fn player_by_token(&self, token_hash: &str) -> StoreResult<Option<Player>> {
+                let row = sqlx::query(
+                    "SELECT p.id, p.name, p.email, p.created_at FROM tokens t \
+                     JOIN players p ON p.id = t.player_id WHERE t.token_hash = $1",
+                )
+                .bind(token_hash)
+                .fetch_optional(&self.pool)
+                .await?;
+                Ok(row.as_ref().map(player).transpose()?)
+            }
+
+            async fn game(&self, id: i64) -> StoreResult<Option<GameRecord>> {
+                let row = sqlx::query(&format!("SELECT {GAME_COLUMNS} FROM games g WHERE g.id = $1"))
+                    .bind(id)
+                    .fetch_optional(&self.pool)
+                    .await?;
+                let Some(row) = row else { return Ok(None) };
+                let row = game_row(&row)?;
+                let seats = self.seats(id).await?;
+                Ok(Some(GameRecord { row, seats }))
+            }
+
+            async fn list_games(&self, filter: &GameFilter) -> StoreResult<Vec<GameRecord>> {
+                let rows = sqlx::query(&format!(
+                    "SELECT {GAME_COLUMNS} FROM games g WHERE \
+                     (g.public OR EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id \
+                         AND (s.player_id = $1 OR s.invitee_id = $1))) \
+                     AND ($2 IS NULL OR g.status = $2) \
+                     AND ($3 IS NULL OR g.game = $3) \
+                     AND ($4 IS NULL OR EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id \
+                         AND (s.player_id = $4 OR s.invitee_id = $4))) \
+                     AND ($5 IS NULL OR (g.status = 'active' AND EXISTS (SELECT 1 FROM seats s \
+                         WHERE s.game_id = g.id AND s.seat = g.to_move AND s.player_id = $5))) \
+                     AND ($6 IS NULL OR g.id < $6) \
+                     ORDER BY g.id DESC LIMIT $7"
+                ))
+                .bind(filter.viewer)
+                .bind(filter.status.as_deref())
+                .bind(filter.game.as_deref())
+                .bind(filter.player)
+                .bind(filter.turn_of)
+                .bind(filter.before)
+                .bind(filter.limit)
+                .fetch_all(&self.pool)
+                .await?;
+                let mut games = Vec::with_capacity(rows.len());
+                for row in &rows {
+                    let row = game_row(row)?;
+                    let seats = self.seats(row.id).await?;
+                    games.push(GameRecord { row, seats });
+                }
+                Ok(games)
+            }
+
+            async fn moves(&self, game_id: i64, upto: Option<i64>) -> StoreResult<Vec<MoveRow>> {
+                let rows = sqlx::query(&format!(
+                    "SELECT {MOVE_COLUMNS} FROM moves m JOIN players p ON p.id = m.player_id \
+                     WHERE m.game_id = $1 AND ($2 IS NULL OR m.ply <= $2) ORDER BY m.ply"
+                ))
+                .bind(game_id)
+                .bind(upto)
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(rows.iter().map(move_row).collect::<Result<_, _>>()?)
+            }
+
+            async fn move_at(&self, game_id: i64, ply: i64) -> StoreResult<Option<MoveRow>> {
+                let row = sqlx::query(&format!(
+                    "SELECT {MOVE_COLUMNS} FROM moves m JOIN players p ON p.id = m.player_id \
+                     WHERE m.game_id = $1 AND m.ply = $2"
+                ))
+                .bind(game_id)
+                .bind(ply)
+                .fetch_optional(&self.pool)
+                .await?;
+                Ok(row.as_ref().map(move_row).transpose()?)
+            }
+
+            async fn create_game(&self, game: NewGame) -> StoreResult<i64> {
+                let mut tx = self.pool.begin().await?;
+                let full = game.seats.iter().all(|(player, _)| player.is_some());
+                let status = if full { "active" } else { "open" };
+                let to_move: Option<i64> = if full { Some(0) } else { None };
+                let events = game.events.len() as i64;
+                let id: i64 = sqlx::query_scalar(
+                    "INSERT INTO games (game, variant, status, public, ply, to_move, event_seq, created_by, \
+                     created_at, updated_at) VALUES ($1, $2, $3, $4, 0, $5, $6, $7, $8, $8) RETURNING id",
+                )
+                .bind(&game.game)
+                .bind(&game.variant)
+                .bind(status)
+                .bind(game.public)
+                .bind(to_move)
+                .bind(events)
+                .bind(game.created_by)
+                .bind(game.now)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(StoreError::from_write)?;
+                for (seat, (player, invitee)) in game.seats.iter().enumerate() {
+                    sqlx::query("INSERT INTO seats (game_id, seat, player_id, invitee_id) VALUES ($1, $2, $3, $4)")
+                        .bind(id)
+                        .bind(seat as i64)
+                        .bind(*player)
+                        .bind(*invitee)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(StoreError::from_write)?;
+                }
+                Self::insert_game_events(&mut tx, id, 1, game.events, game.now).await?;
+                Self::insert_player_events(&mut tx, id, game.player_events, game.now).await?;
+                tx.commit().await?;
+                Ok(id)
+            }
+
+            async fn update_game(&self, update: GameUpdate) -> StoreResult<()> {
+                let mut tx = self.pool.begin().await?;
+                let new_seq = update.expected_seq + update.events.len() as i64;
+                // The first statement writes: SQLite takes its write lock at
+                // once, PostgreSQL locks the row; a concurrent writer that
+                // got there first leaves no row matching `event_seq`.
+                let changed = sqlx::query(
+                    "UPDATE games SET status = $1, ply = $2, to_move = $3, outcome = $4, draw_offer = $5, \
+                     takeback_offer = $6, event_seq = $7, updated_at = $8 WHERE id = $9 AND event_seq = $10",
+                )
+                .bind(&update.status)
+                .bind(update.ply)
+                .bind(update.to_move)
+                .bind(update.outcome)
+                .bind(update.draw_offer)
+                .bind(update.takeback_offer)
+                .bind(new_seq)
+                .bind(update.now)
+                .bind(update.id)
+                .bind(update.expected_seq)
+                .execute(&mut *tx)
+                .await
+                .map_err(StoreError::from_write)?
+                .rows_affected();
+                if changed != 1 {
+                    return Err(StoreError::Conflict);
+                }
+                for (seat, player) in &update.sit {
+                    let sat = sqlx::query(
+                        "UPDATE seats SET player_id = $1 WHERE game_id = $2 AND seat = $3 AND player_id IS NULL",
+                    )
+                    .bind(*player)
+                    .bind(update.id)
+                    .bind(*seat)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(StoreError::from_write)?
+                    .rows_affected();
+                    if sat != 1 {
+                        return Err(StoreError::Conflict);
+                    }
+                }
+                if let Some(ply) = update.delete_move {
+                    sqlx::query("DELETE FROM moves WHERE game_id = $1 AND ply = $2")
+                        .bind(update.id)
+                        .bind(ply)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                if let Some(m) = update.insert_move {
+                    sqlx::query(
+                        "INSERT INTO moves (game_id, ply, seat, player_id, notation, effect, message, created_at) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                    )
+                    .bind(update.id)
+                    .bind(m.ply)
+                    .bind(m.seat)
+                    .bind(m.player_id)
+                    .bind(m.notation)
+                    .bind(m.effect)
+                    .bind(m.message)
+                    .bind(update.now)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(StoreError::from_write)?;
+                }
+                Self::insert_game_events(&mut tx, update.id, update.expected_seq + 1, update.events, update.now)
+                    .await
+                    .map_err(StoreError::from_write)?;
+                Self::insert_player_events(&mut tx, update.id, update.player_events, update.now).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn game_events(&self, game_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>> {
+                let rows = sqlx::query(
+                    "SELECT seq, kind, payload, created_at FROM game_events \
+                     WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+                )
+                .bind(game_id)
+                .bind(after)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(rows.iter().map(event_row).collect::<Result<_, _>>()?)
+            }
+
+            async fn player_events(&self, player_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>> {
+                let rows = sqlx::query(
+                    "SELECT seq, kind, payload, created_at FROM player_events \
+                     WHERE player_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+                )
+                .bind(player_id)
+                .bind(after)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(rows.iter().map(event_row).collect::<Result<_, _>>()?)
+            }
+        }
+    };
+}
+
+use impl_store;

@@ -1,0 +1,950 @@
+//! The server over real HTTP, on SQLite (default) or PostgreSQL
+//! (`TEST_DATABASE_URL=postgres://… cargo test`).
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{assert_error, Database, TestServer};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use tavoliere::rules::catalogue;
+
+async fn setup() -> (Database, TestServer) {
+    let database = Database::new().await;
+    let server = TestServer::start(&database).await;
+    (database, server)
+}
+
+async fn teardown(database: Database, server: TestServer) {
+    server.stop().await;
+    database.remove().await;
+}
+
+/// A Gravity game between alice (yellow, first) and bob.
+async fn gravity(server: &TestServer) -> (i64, String, String) {
+    let alice = server.register("alice").await;
+    let bob = server.register("bob").await;
+    let id = server
+        .start_game("gravity", "standard", &[&alice, &bob], &["alice", "bob"])
+        .await;
+    (id, alice, bob)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_complete_game_of_every_variant_over_http() {
+    let (database, server) = setup().await;
+    let variants = catalogue::GAMES
+        .iter()
+        .flat_map(|game| game.variants.iter().map(move |v| (*game, v)));
+    for (n, (game, variant)) in variants.enumerate() {
+        let names: Vec<String> = (0..variant.seats.len()).map(|i| format!("p{n}s{i}")).collect();
+        let mut tokens = HashMap::new();
+        for name in &names {
+            tokens.insert(name.clone(), server.register(name).await);
+        }
+        let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let token_refs: Vec<&str> = names.iter().map(|n| tokens[n].as_str()).collect();
+        let id = server
+            .start_game(game.slug, variant.slug, &token_refs, &name_refs)
+            .await;
+        let (status, mut state) = server.get(&format!("/games/{id}"), None).await;
+        assert_eq!(status, StatusCode::OK, "{state}");
+        let mut plies = 0;
+        while state["status"] == "active" {
+            assert!(plies < 5000, "{}/{} did not end in 5000 moves", game.slug, variant.slug);
+            let legal = state["legal"].as_array().expect("legal moves");
+            assert!(!legal.is_empty(), "an active game has legal moves: {state}");
+            let mv = legal[(plies * 7 + 3) % legal.len()].as_str().expect("a move string");
+            let player = state["to_move_player"].as_str().expect("someone to move");
+            let (status, answer) = server
+                .play(id, &tokens[player], mv, state["ply"].as_i64().unwrap())
+                .await;
+            assert_eq!(status, StatusCode::CREATED, "{}: {mv}: {answer}", game.slug);
+            assert_eq!(answer["move"]["move"], mv);
+            state = answer["game"].clone();
+            plies += 1;
+        }
+        assert_eq!(state["status"], "finished", "{state}");
+        assert!(state["outcome"]["winners"].is_array(), "{state}");
+        assert!(state["legal"].as_array().unwrap().is_empty());
+        // The history, the record, the boards, a past position.
+        let (_, history) = server.get(&format!("/games/{id}/moves"), None).await;
+        assert_eq!(history["moves"].as_array().unwrap().len(), plies);
+        let (_, record) = server.get(&format!("/games/{id}/record"), None).await;
+        assert_eq!(record["moves"].as_array().unwrap().len(), plies);
+        assert_eq!(record["result"], state["outcome"]);
+        let (status, kind, text) = server.get_text(&format!("/games/{id}/record?format=text"), None).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(kind.starts_with("text/plain"));
+        assert!(text.contains("Result:") && text.contains("  1. "), "{text}");
+        let (status, kind, svg) = server.get_text(&format!("/games/{id}/board.svg"), None).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(kind, "image/svg+xml");
+        assert!(
+            svg.starts_with("<svg") && svg.contains("stroke=\"#e00\""),
+            "the last move is marked"
+        );
+        let (status, _, text) = server.get_text(&format!("/games/{id}/board.txt?ply=1"), None).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(text.contains("move 1") && text.contains('*'), "{text}");
+        let (_, first) = server.get(&format!("/games/{id}?ply=1"), None).await;
+        assert_eq!(first["ply"], 1);
+        assert_eq!(first["at_ply"], 1);
+        assert_eq!(first["last_move"]["move"], history["moves"][0]["move"]);
+        // The event log: numbered without gaps, ending with the game's end.
+        let (_, events) = server.get(&format!("/games/{id}/events?limit=500"), None).await;
+        let events = events["events"].as_array().unwrap();
+        for (i, event) in events.iter().enumerate() {
+            assert_eq!(event["seq"], i as i64 + 1);
+        }
+        assert_eq!(events.last().unwrap()["kind"], "finished");
+        assert_eq!(events.iter().filter(|e| e["kind"] == "move").count(), plies);
+    }
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_error_status() {
+    let (database, server) = setup().await;
+    let (id, alice, bob) = gravity(&server).await;
+    let carol = server.register("carol").await;
+    let moves = format!("/games/{id}/moves");
+
+    // 400: malformed bodies, bad paths and queries.
+    let (s, b) = server
+        .send(
+            server
+                .client
+                .post(server.url(&moves))
+                .bearer_auth(&alice)
+                .header("content-type", "application/json")
+                .body("{\"move\": "),
+        )
+        .await;
+    assert_error(s, &b, StatusCode::BAD_REQUEST, "bad_request");
+    let (s, b) = server.post(&moves, Some(&alice), json!({ "move": "d4" })).await;
+    assert_error(s, &b, StatusCode::BAD_REQUEST, "bad_request");
+    let (s, b) = server
+        .post(&moves, Some(&alice), json!({ "move": "d4", "ply": "zero" }))
+        .await;
+    assert_error(s, &b, StatusCode::BAD_REQUEST, "bad_request");
+    let (s, b) = server
+        .post("/games/nope/moves", Some(&alice), json!({ "move": "d4", "ply": 0 }))
+        .await;
+    assert_error(s, &b, StatusCode::BAD_REQUEST, "bad_request");
+    let (s, b) = server.get("/games?limit=many", None).await;
+    assert_error(s, &b, StatusCode::BAD_REQUEST, "bad_request");
+    let (s, b) = server.get("/games?status=sleeping", None).await;
+    assert_error(s, &b, StatusCode::BAD_REQUEST, "bad_request");
+
+    // 401: no token, a wrong token, a wrong password.
+    let (s, b) = server.post(&moves, None, json!({ "move": "d4", "ply": 0 })).await;
+    assert_error(s, &b, StatusCode::UNAUTHORIZED, "unauthorized");
+    let (s, b) = server
+        .post(&moves, Some("forged"), json!({ "move": "d4", "ply": 0 }))
+        .await;
+    assert_error(s, &b, StatusCode::UNAUTHORIZED, "unauthorized");
+    let (s, b) = server
+        .post("/sessions", None, json!({ "name": "alice", "password": "wrong horse" }))
+        .await;
+    assert_error(s, &b, StatusCode::UNAUTHORIZED, "unauthorized");
+    let (s, b) = server.get("/players/me", None).await;
+    assert_error(s, &b, StatusCode::UNAUTHORIZED, "unauthorized");
+
+    // 403: not a player; not your turn.
+    let (s, b) = server.play(id, &carol, "d4", 0).await;
+    assert_error(s, &b, StatusCode::FORBIDDEN, "not_a_player");
+    let (s, b) = server.play(id, &bob, "d4", 0).await;
+    assert_error(s, &b, StatusCode::FORBIDDEN, "not_your_turn");
+
+    // 404: no such game, player or route.
+    let (s, b) = server.play(9999, &alice, "d4", 0).await;
+    assert_error(s, &b, StatusCode::NOT_FOUND, "not_found");
+    let (s, b) = server.get("/players/nobody", None).await;
+    assert_error(s, &b, StatusCode::NOT_FOUND, "not_found");
+    let (s, b) = server.get("/nowhere", None).await;
+    assert_error(s, &b, StatusCode::NOT_FOUND, "not_found");
+
+    // 422: unparseable and illegal moves, with the rules' reason.
+    let (s, b) = server.play(id, &alice, "z99", 0).await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_notation");
+    let (s, b) = server.play(id, &alice, "d4", 0).await;
+    assert_eq!(s, StatusCode::CREATED, "{b}");
+    let landing = b["move"]["effect"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("lands on ")
+        .to_owned();
+    let (s, b) = server.play(id, &bob, &landing, 1).await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "illegal_move");
+    assert_eq!(b["error"]["message"], format!("{landing} is occupied"));
+    let (s, b) = server.post("/games", Some(&alice), json!({ "game": "chess" })).await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "unknown_game");
+    let (s, b) = server
+        .post("/players", None, json!({ "name": "x y", "password": "correct horse" }))
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_name");
+    let (s, b) = server
+        .post("/players", None, json!({ "name": "dave", "password": "short" }))
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_password");
+
+    // 409: a stale ply (with the current state), a taken name, a game over.
+    let (s, b) = server.play(id, &bob, "e5", 0).await;
+    assert_error(s, &b, StatusCode::CONFLICT, "stale_ply");
+    assert_eq!(b["game"]["ply"], 1);
+    assert_eq!(b["game"]["to_move"], 1);
+    assert!(b["game"]["legal"].as_array().is_some_and(|l| !l.is_empty()));
+    let (s, b) = server
+        .post(
+            "/players",
+            None,
+            json!({ "name": "ALICE", "password": "correct horse" }),
+        )
+        .await;
+    assert_error(s, &b, StatusCode::CONFLICT, "name_taken");
+    let (s, b) = server.post_empty(&format!("/games/{id}/resign"), Some(&bob)).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(b["status"], "finished");
+    assert_eq!(b["outcome"]["winners"], json!([0]));
+    let (s, b) = server.play(id, &bob, "e5", 1).await;
+    assert_error(s, &b, StatusCode::CONFLICT, "game_not_active");
+    assert_eq!(b["game"]["status"], "finished");
+
+    // 405, 413.
+    let (s, b) = server.send(server.client.delete(server.url(&moves))).await;
+    assert_error(s, &b, StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed");
+    let huge = "x".repeat(100 * 1024);
+    let (s, b) = server
+        .post(&moves, Some(&alice), json!({ "move": huge, "ply": 1 }))
+        .await;
+    assert_error(s, &b, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large");
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_concurrent_submissions_of_one_ply_store_exactly_one_move() {
+    let (database, server) = setup().await;
+    let (id, alice, bob) = gravity(&server).await;
+    let (_, state) = server.get(&format!("/games/{id}"), None).await;
+    let legal: Vec<String> = state["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_owned())
+        .collect();
+    // Two clients, one per player, 25 submissions each of ply 0; alice's
+    // cycle through a few different moves.
+    let alice_client = reqwest::Client::new();
+    let bob_client = reqwest::Client::new();
+    let mut tasks = Vec::new();
+    for i in 0..50 {
+        let (client, token) = if i % 2 == 0 {
+            (alice_client.clone(), alice.clone())
+        } else {
+            (bob_client.clone(), bob.clone())
+        };
+        let mv = legal[i % 5].clone();
+        let url = server.url(&format!("/games/{id}/moves"));
+        tasks.push(tokio::spawn(async move {
+            let response = client
+                .post(url)
+                .bearer_auth(token)
+                .json(&json!({ "move": mv, "ply": 0 }))
+                .send()
+                .await
+                .expect("sent");
+            let status = response.status();
+            let body: Value = response.json().await.expect("a JSON body");
+            (status, body)
+        }));
+    }
+    let mut statuses: HashMap<u16, usize> = HashMap::new();
+    for task in tasks {
+        let (status, body) = task.await.expect("task");
+        assert!(
+            [200, 201, 403, 409].contains(&status.as_u16()),
+            "unexpected {status}: {body}"
+        );
+        if status.is_client_error() {
+            assert!(body["error"]["code"].is_string(), "{body}");
+        }
+        *statuses.entry(status.as_u16()).or_default() += 1;
+    }
+    assert_eq!(statuses.get(&201), Some(&1), "exactly one accepted: {statuses:?}");
+    let (_, history) = server.get(&format!("/games/{id}/moves"), None).await;
+    assert_eq!(history["moves"].as_array().unwrap().len(), 1);
+    let (_, state) = server.get(&format!("/games/{id}"), None).await;
+    assert_eq!(state["ply"], 1);
+    let (_, events) = server.get(&format!("/games/{id}/events"), None).await;
+    let kinds: Vec<&str> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["created", "joined", "started", "move"]);
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retried_move_is_applied_once() {
+    let (database, server) = setup().await;
+    let (id, alice, bob) = gravity(&server).await;
+    let (s1, first) = server
+        .post(
+            &format!("/games/{id}/moves"),
+            Some(&alice),
+            json!({ "move": "d4", "ply": 0, "message": "your move" }),
+        )
+        .await;
+    assert_eq!(s1, StatusCode::CREATED, "{first}");
+    assert_eq!(first["created"], true);
+    // The same request again (a lost answer retried), also in another case.
+    for mv in ["d4", "D4"] {
+        let (s, again) = server
+            .post(
+                &format!("/games/{id}/moves"),
+                Some(&alice),
+                json!({ "move": mv, "ply": 0, "message": "your move" }),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{again}");
+        assert_eq!(again["created"], false);
+        assert_eq!(again["move"], first["move"]);
+        assert_eq!(again["game"]["ply"], 1);
+    }
+    // A different move at the same ply is stale, not a retry.
+    let (s, b) = server.play(id, &alice, "e5", 0).await;
+    assert_error(s, &b, StatusCode::CONFLICT, "stale_ply");
+    // The opponent replaying alice's ply is not a retry either.
+    let (s, b) = server.play(id, &bob, "d4", 0).await;
+    assert_error(s, &b, StatusCode::CONFLICT, "stale_ply");
+    let (_, history) = server.get(&format!("/games/{id}/moves"), None).await;
+    let history = history["moves"].as_array().unwrap();
+    assert_eq!(history.len(), 1);
+    assert_eq!(history[0]["message"], "your move");
+    assert_eq!(history[0]["player"], "alice");
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_mid_game_loses_nothing() {
+    let database = Database::new().await;
+    let server = TestServer::start(&database).await;
+    let (id, alice, bob) = gravity(&server).await;
+    let mut played = Vec::new();
+    for ply in 0..5 {
+        let (_, state) = server.get(&format!("/games/{id}"), None).await;
+        let mv = state["legal"][0].as_str().unwrap().to_owned();
+        let token = if ply % 2 == 0 { &alice } else { &bob };
+        let (s, b) = server.play(id, token, &mv, ply).await;
+        assert_eq!(s, StatusCode::CREATED, "{b}");
+        played.push(mv);
+    }
+    let (_, before) = server.get(&format!("/games/{id}"), None).await;
+    let (_, svg_before, _) = server.get_text(&format!("/games/{id}/board.txt"), None).await;
+    server.stop().await;
+
+    let server = TestServer::start(&database).await;
+    let (s, after) = server.get(&format!("/games/{id}"), None).await;
+    assert_eq!(s, StatusCode::OK);
+    for key in ["ply", "to_move", "legal", "view", "seats", "status", "seq"] {
+        assert_eq!(after[key], before[key], "{key} survives a restart");
+    }
+    let (_, svg_after, _) = server.get_text(&format!("/games/{id}/board.txt"), None).await;
+    assert_eq!(svg_after, svg_before);
+    let (_, history) = server.get(&format!("/games/{id}/moves"), None).await;
+    let stored: Vec<&str> = history["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap())
+        .collect();
+    assert_eq!(stored, played);
+    // Tokens survive too, and the game goes on; the retry check still works.
+    let (s, b) = server.play(id, &alice, &played[4], 4).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(b["created"], false);
+    let mv = after["legal"][0].as_str().unwrap();
+    let (s, b) = server.play(id, &bob, mv, 5).await;
+    assert_eq!(s, StatusCode::CREATED, "{b}");
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nobody_acts_for_another_or_reads_their_private_games() {
+    let (database, server) = setup().await;
+    let alice = server.register("alice").await;
+    let bob = server.register("bob").await;
+    let carol = server.register("carol").await;
+    let (s, game) = server
+        .post(
+            "/games",
+            Some(&alice),
+            json!({ "game": "gravity", "opponents": ["bob"], "public": false }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{game}");
+    let id = game["id"].as_i64().unwrap();
+    // Carol cannot accept or decline bob's invitation, nor see the game.
+    let (s, b) = server.post_empty(&format!("/games/{id}/decline"), Some(&carol)).await;
+    assert_error(s, &b, StatusCode::NOT_FOUND, "not_found");
+    let (s, b) = server.get(&format!("/games/{id}"), Some(&carol)).await;
+    assert_error(s, &b, StatusCode::NOT_FOUND, "not_found");
+    let (s, b) = server.get(&format!("/games/{id}"), None).await;
+    assert_error(s, &b, StatusCode::NOT_FOUND, "not_found");
+    // Bob (invited) sees it before joining.
+    let (s, _) = server.get(&format!("/games/{id}"), Some(&bob)).await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, b) = server.post_empty(&format!("/games/{id}/join"), Some(&bob)).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(b["status"], "active");
+    // Alice cannot move for bob; carol cannot move, resign, offer, abort or read.
+    let (s, b) = server.play(id, &alice, "d4", 0).await;
+    assert_eq!(s, StatusCode::CREATED, "{b}");
+    let (s, b) = server.play(id, &alice, "e5", 1).await;
+    assert_error(s, &b, StatusCode::FORBIDDEN, "not_your_turn");
+    for path in ["resign", "draw/yes", "takeback/yes", "abort"] {
+        let (s, b) = server.post_empty(&format!("/games/{id}/{path}"), Some(&carol)).await;
+        assert_error(s, &b, StatusCode::NOT_FOUND, "not_found");
+    }
+    let (s, b) = server.play(id, &carol, "e5", 1).await;
+    assert_error(s, &b, StatusCode::NOT_FOUND, "not_found");
+    for path in ["moves", "record", "board.svg", "board.txt", "events"] {
+        let (s, b) = server.get(&format!("/games/{id}/{path}"), Some(&carol)).await;
+        assert_error(s, &b, StatusCode::NOT_FOUND, "not_found");
+    }
+    let (_, list) = server.get("/games", Some(&carol)).await;
+    assert!(list["games"].as_array().unwrap().is_empty(), "{list}");
+    let (_, list) = server.get("/games", Some(&bob)).await;
+    assert_eq!(list["games"].as_array().unwrap().len(), 1);
+    // In a public game an outsider reads, but cannot act: 403.
+    let public = server
+        .start_game("gravity", "standard", &[&alice, &bob], &["alice", "bob"])
+        .await;
+    let (s, _) = server.get(&format!("/games/{public}"), Some(&carol)).await;
+    assert_eq!(s, StatusCode::OK);
+    for path in ["resign", "draw/yes", "takeback/yes", "abort"] {
+        let (s, b) = server
+            .post_empty(&format!("/games/{public}/{path}"), Some(&carol))
+            .await;
+        assert_error(s, &b, StatusCode::FORBIDDEN, "not_a_player");
+    }
+    let (s, b) = server.play(public, &carol, "d4", 0).await;
+    assert_error(s, &b, StatusCode::FORBIDDEN, "not_a_player");
+    // Someone's email is theirs alone.
+    let (_, me) = server.get("/players/me", Some(&alice)).await;
+    assert_eq!(me["name"], "alice");
+    let (s, b) = server
+        .send(
+            server
+                .client
+                .patch(server.url("/players/me"))
+                .bearer_auth(&alice)
+                .json(&json!({ "email": "alice@example.org" })),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(b["email"], "alice@example.org");
+    let (_, profile) = server.get("/players/alice", Some(&bob)).await;
+    assert!(profile.get("email").is_none(), "{profile}");
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_open_seats_invitations_filters_and_pages() {
+    let (database, server) = setup().await;
+    let alice = server.register("alice").await;
+    let bob = server.register("bob").await;
+    let carol = server.register("carol").await;
+    // An open seat anyone can take; the creator can sit second.
+    let (s, open) = server
+        .post("/games", Some(&alice), json!({ "game": "gravity", "seat": 1 }))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{open}");
+    assert_eq!(open["status"], "open");
+    let open_id = open["id"].as_i64().unwrap();
+    let (_, listed) = server.get("/games?status=open", None).await;
+    assert_eq!(listed["games"][0]["id"], open_id);
+    let (s, b) = server.post_empty(&format!("/games/{open_id}/join"), Some(&alice)).await;
+    assert_error(s, &b, StatusCode::CONFLICT, "already_seated");
+    let (s, b) = server.post_empty(&format!("/games/{open_id}/join"), Some(&carol)).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(b["status"], "active");
+    assert_eq!(b["to_move_player"], "carol");
+    let (s, b) = server.post_empty(&format!("/games/{open_id}/join"), Some(&bob)).await;
+    assert_error(s, &b, StatusCode::CONFLICT, "game_not_open");
+    // turn=me.
+    let (_, mine) = server.get("/games?turn=me", Some(&carol)).await;
+    assert_eq!(mine["games"].as_array().unwrap().len(), 1);
+    let (_, mine) = server.get("/games?turn=me", Some(&alice)).await;
+    assert!(mine["games"].as_array().unwrap().is_empty());
+    let (s, b) = server.get("/games?turn=me", None).await;
+    assert_error(s, &b, StatusCode::UNAUTHORIZED, "unauthorized");
+    // An invitation declined cancels the game; a seat reserved for bob is his.
+    let (_, invited) = server
+        .post(
+            "/games",
+            Some(&alice),
+            json!({ "game": "gravity", "opponents": ["bob"] }),
+        )
+        .await;
+    let invited_id = invited["id"].as_i64().unwrap();
+    assert_eq!(invited["seats"][1]["invited"], "bob");
+    let (s, b) = server
+        .post_empty(&format!("/games/{invited_id}/join"), Some(&carol))
+        .await;
+    assert_error(s, &b, StatusCode::CONFLICT, "no_open_seat");
+    let (s, b) = server
+        .post_empty(&format!("/games/{invited_id}/decline"), Some(&carol))
+        .await;
+    assert_error(s, &b, StatusCode::FORBIDDEN, "not_invited");
+    let (s, b) = server
+        .post_empty(&format!("/games/{invited_id}/decline"), Some(&bob))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(b["status"], "aborted");
+    let (_, events) = server.get("/players/me/events", Some(&bob)).await;
+    assert_eq!(events["events"][0]["kind"], "invited");
+    assert_eq!(events["events"][0]["payload"]["game"], invited_id);
+    let (_, events) = server.get("/players/me/events", Some(&carol)).await;
+    let kinds: Vec<&str> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["game_started", "your_turn"]);
+    // Filters and cursor pagination.
+    for _ in 0..5 {
+        server.post("/games", Some(&bob), json!({ "game": "gravity" })).await;
+    }
+    let (_, page) = server.get("/games?player=bob&limit=3", None).await;
+    let first: Vec<i64> = page["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(first.len(), 3);
+    let cursor = page["next_cursor"].as_i64().expect("a next page");
+    let (_, page) = server
+        .get(&format!("/games?player=bob&limit=3&cursor={cursor}"), None)
+        .await;
+    let second: Vec<i64> = page["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(second.len(), 3, "5 created + 1 declined game of bob's");
+    assert!(second.iter().all(|id| *id < first[2]));
+    assert!(page["next_cursor"].is_null());
+    let (_, capped) = server.get("/games?limit=100000", None).await;
+    assert!(capped["games"].as_array().unwrap().len() <= 100);
+    let (_, none) = server.get("/games?player=nobody", None).await;
+    assert!(none["games"].as_array().unwrap().is_empty());
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn draws_takebacks_and_aborts() {
+    let (database, server) = setup().await;
+    let (id, alice, bob) = gravity(&server).await;
+    let game = |path: &str| format!("/games/{id}/{path}");
+    // Abort is allowed before both have moved.
+    let (s, _) = server.play(id, &alice, "d4", 0).await;
+    assert_eq!(s, StatusCode::CREATED);
+    // Takeback by agreement.
+    let (s, b) = server.post_empty(&game("takeback/no"), Some(&bob)).await;
+    assert_error(s, &b, StatusCode::CONFLICT, "no_offer");
+    let (s, b) = server.post_empty(&game("takeback/yes"), Some(&alice)).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(b["offers"]["takeback"], json!([0]));
+    let (s, b) = server.post_empty(&game("takeback/yes"), Some(&bob)).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(b["ply"], 0);
+    assert_eq!(b["to_move"], 0);
+    assert_eq!(b["offers"]["takeback"], json!([]));
+    let (_, history) = server.get(&game("moves"), None).await;
+    assert!(history["moves"].as_array().unwrap().is_empty());
+    // Move 1 can be played again, differently.
+    let (s, b) = server.play(id, &alice, "e5", 0).await;
+    assert_eq!(s, StatusCode::CREATED, "{b}");
+    let (s, b) = server.play(id, &bob, "c3", 1).await;
+    assert_eq!(s, StatusCode::CREATED, "{b}");
+    // Too late to abort now.
+    let (s, b) = server.post_empty(&game("abort"), Some(&alice)).await;
+    assert_error(s, &b, StatusCode::CONFLICT, "too_late");
+    // A draw offer declined, then one accepted.
+    let (s, b) = server.post_empty(&game("draw/yes"), Some(&alice)).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(b["offers"]["draw"], json!([0]));
+    let (s, b) = server.post_empty(&game("draw/no"), Some(&bob)).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(b["offers"]["draw"], json!([]));
+    let (s, _) = server.post_empty(&game("draw/yes"), Some(&bob)).await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, b) = server.post_empty(&game("draw/maybe"), Some(&alice)).await;
+    assert_error(s, &b, StatusCode::NOT_FOUND, "not_found");
+    let (s, b) = server.post_empty(&game("draw/yes"), Some(&alice)).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(b["status"], "finished");
+    assert_eq!(b["outcome"], json!({ "winners": [], "reason": "agreement" }));
+    let (_, _, text) = server.get_text(&game("record?format=text"), None).await;
+    assert!(text.contains("Result: draw (agreement)"), "{text}");
+    let (_, events) = server.get(&game("events"), None).await;
+    let kinds: Vec<&str> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "created",
+            "joined",
+            "started",
+            "move",
+            "takeback_offered",
+            "takeback_accepted",
+            "move",
+            "move",
+            "draw_offered",
+            "draw_declined",
+            "draw_offered",
+            "draw_agreed",
+            "finished"
+        ]
+    );
+    // A fresh game aborted after one move.
+    let other = server
+        .start_game("gravity", "standard", &[&alice, &bob], &["alice", "bob"])
+        .await;
+    server.play(other, &alice, "d4", 0).await;
+    let (s, b) = server.post_empty(&format!("/games/{other}/abort"), Some(&bob)).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(b["status"], "aborted");
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn catalogue_analysis_health_metrics_and_openapi() {
+    let (database, server) = setup().await;
+    let (s, rules) = server.get("/rules", None).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(rules["games"].as_array().unwrap().len(), catalogue::GAMES.len());
+    assert!(rules["games"][0]["variants"][0]["seats"].is_array());
+    let (s, b) = server
+        .post(
+            "/rules/analyze",
+            None,
+            json!({ "game": "gravity", "moves": ["d4", "e5"] }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(b["ply"], 2);
+    assert_eq!(b["status"], "active");
+    assert!(b["view"]["board"]["cells"].is_array());
+    let (s, b) = server
+        .post(
+            "/rules/analyze",
+            None,
+            json!({ "game": "gravity", "moves": ["d4", "a1"] }),
+        )
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "illegal_move");
+    assert!(b["error"]["message"].as_str().unwrap().starts_with("move 2"), "{b}");
+
+    let (s, b) = server.send(server.client.get(format!("{}/healthz", server.base))).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(b["status"], "ok");
+    gravity(&server).await;
+    let (s, _, metrics) = {
+        let response = server
+            .client
+            .get(format!("{}/metrics", server.base))
+            .send()
+            .await
+            .unwrap();
+        (response.status(), (), response.text().await.unwrap())
+    };
+    assert_eq!(s, StatusCode::OK);
+    assert!(
+        metrics.contains("tavoliere_http_requests_total{method=\"POST\",route=\"/api/v1/games\",status=\"201\"} 1"),
+        "{metrics}"
+    );
+    assert!(metrics.contains("tavoliere_games_created_total 1"), "{metrics}");
+    assert!(metrics.contains("tavoliere_move_duration_seconds_count"), "{metrics}");
+
+    let (s, doc) = server
+        .send(server.client.get(format!("{}/openapi.json", server.base)))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let paths = doc["paths"].as_object().unwrap();
+    for path in [
+        "/api/v1/players",
+        "/api/v1/sessions",
+        "/api/v1/players/me",
+        "/api/v1/players/me/events",
+        "/api/v1/players/{name}",
+        "/api/v1/rules",
+        "/api/v1/rules/analyze",
+        "/api/v1/games",
+        "/api/v1/games/{id}",
+        "/api/v1/games/{id}/join",
+        "/api/v1/games/{id}/decline",
+        "/api/v1/games/{id}/moves",
+        "/api/v1/games/{id}/resign",
+        "/api/v1/games/{id}/draw/{answer}",
+        "/api/v1/games/{id}/takeback/{answer}",
+        "/api/v1/games/{id}/abort",
+        "/api/v1/games/{id}/board.svg",
+        "/api/v1/games/{id}/board.txt",
+        "/api/v1/games/{id}/record",
+        "/api/v1/games/{id}/events",
+        "/healthz",
+        "/metrics",
+        "/openapi.json",
+    ] {
+        assert!(paths.contains_key(path), "{path} is documented");
+    }
+    // Sessions: a new token works, a changed password ends the old ones.
+    let (s, session) = server
+        .post(
+            "/sessions",
+            None,
+            json!({ "name": "Alice", "password": "correct horse" }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{session}");
+    let token = session["token"].as_str().unwrap().to_owned();
+    let (s, _) = server.get("/players/me", Some(&token)).await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, b) = server
+        .send(
+            server
+                .client
+                .patch(server.url("/players/me"))
+                .bearer_auth(&token)
+                .json(&json!({ "password": "battery staple", "current_password": "correct horse" })),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    let (s, _) = server.get("/players/me", Some(&token)).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_servers_on_one_database_never_double_a_move() {
+    let database = Database::new().await;
+    let one = TestServer::start(&database).await;
+    let two = TestServer::start(&database).await;
+    let (id, alice, bob) = gravity(&one).await;
+    // Both servers have the game hot.
+    for server in [&one, &two] {
+        let (s, _) = server.get(&format!("/games/{id}"), None).await;
+        assert_eq!(s, StatusCode::OK);
+    }
+    let mut ply = 0;
+    for round in 0..3 {
+        let (_, state) = one.get(&format!("/games/{id}"), None).await;
+        let legal: Vec<String> = state["legal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_owned())
+            .collect();
+        let token = if ply % 2 == 0 { &alice } else { &bob };
+        let mut tasks = Vec::new();
+        for i in 0..20 {
+            let server = if i % 2 == 0 { &one } else { &two };
+            let url = server.url(&format!("/games/{id}/moves"));
+            let client = server.client.clone();
+            let (token, mv) = (token.clone(), legal[(i + round) % 4].clone());
+            tasks.push(tokio::spawn(async move {
+                client
+                    .post(url)
+                    .bearer_auth(token)
+                    .json(&json!({ "move": mv, "ply": ply }))
+                    .send()
+                    .await
+                    .expect("sent")
+                    .status()
+            }));
+        }
+        let mut created = 0;
+        for task in tasks {
+            let status = task.await.unwrap();
+            assert!([200, 201, 409].contains(&status.as_u16()), "{status}");
+            created += usize::from(status == StatusCode::CREATED);
+        }
+        assert_eq!(created, 1, "exactly one accepted across both servers");
+        ply += 1;
+        // Each server sees the other's move (its cache is checked against
+        // the database).
+        for server in [&one, &two] {
+            let (_, state) = server.get(&format!("/games/{id}"), None).await;
+            assert_eq!(state["ply"], ply);
+            let (_, history) = server.get(&format!("/games/{id}/moves"), None).await;
+            assert_eq!(history["moves"].as_array().unwrap().len(), ply as usize);
+        }
+    }
+    one.stop().await;
+    two.stop().await;
+    database.remove().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_input_gets_a_json_4xx() {
+    let (database, server) = setup().await;
+    let (id, alice, _bob) = gravity(&server).await;
+    let moves = format!("/games/{id}/moves");
+    let cases = [
+        json!({ "move": "d4", "ply": i64::MAX }),
+        json!({ "move": "d4", "ply": -1 }),
+        json!({ "move": "", "ply": 0 }),
+        json!({ "move": "\u{0}\u{202e}", "ply": 0 }),
+        json!({ "move": "d4".repeat(100), "ply": 0 }),
+        json!({ "move": "d4", "ply": 0, "message": "m".repeat(5000) }),
+        json!({ "move": "d4", "ply": 0, "extra": true }),
+        json!({ "move": 4, "ply": 0 }),
+        json!([1, 2, 3]),
+        json!(null),
+    ];
+    for case in cases {
+        let (s, b) = server.post(&moves, Some(&alice), case.clone()).await;
+        assert!(s.is_client_error(), "{case}: {s} {b}");
+        assert!(b["error"]["code"].is_string(), "{case}: {b}");
+    }
+    let deep = "[".repeat(10_000);
+    let (s, b) = server
+        .send(
+            server
+                .client
+                .post(server.url(&moves))
+                .bearer_auth(&alice)
+                .header("content-type", "application/json")
+                .body(deep),
+        )
+        .await;
+    assert_error(s, &b, StatusCode::BAD_REQUEST, "bad_request");
+    for path in [
+        format!("/games/{id}?ply=-1"),
+        format!("/games/{id}?ply=99"),
+        format!("/games/{id}?ply={}", i64::MAX),
+        format!("/games/{id}/board.svg?ply=99"),
+        format!("/games/{}", u64::MAX),
+        format!("/games/{id}/record?format=pdf"),
+        "/games?cursor=abc".to_owned(),
+        format!("/players/{}", "n".repeat(1000)),
+    ] {
+        let (s, b) = server.get(&path, Some(&alice)).await;
+        assert!(s.is_client_error(), "{path}: {s} {b}");
+        assert!(b["error"]["code"].is_string(), "{path}: {b}");
+    }
+    for token in ["", "x".repeat(5000).as_str(), "Basic abc"] {
+        let (s, b) = server
+            .send(
+                server
+                    .client
+                    .get(server.url("/players/me"))
+                    .header("authorization", token),
+            )
+            .await;
+        assert_error(s, &b, StatusCode::UNAUTHORIZED, "unauthorized");
+    }
+    let (s, b) = server
+        .post(
+            "/players",
+            None,
+            json!({ "name": "n".repeat(33), "password": "correct horse" }),
+        )
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_name");
+    let (s, b) = server
+        .post("/players", None, json!({ "name": "eve", "password": "p".repeat(129) }))
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_password");
+    let (s, b) = server
+        .post(
+            "/players",
+            None,
+            json!({ "name": "eve", "password": "correct horse", "email": "nope" }),
+        )
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_email");
+    let (s, b) = server
+        .post("/games", Some(&alice), json!({ "game": "gravity", "seat": 7 }))
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_seat");
+    let (s, b) = server
+        .post(
+            "/games",
+            Some(&alice),
+            json!({ "game": "gravity", "opponents": ["alice"] }),
+        )
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_opponent");
+    let (s, b) = server
+        .post(
+            "/games",
+            Some(&alice),
+            json!({ "game": "gravity", "opponents": ["ghost"] }),
+        )
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "unknown_player");
+    let (s, b) = server
+        .post("/games", Some(&alice), json!({ "game": "gravity", "variant": "huge" }))
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "unknown_game");
+    // The game is untouched by all of it.
+    let (_, state) = server.get(&format!("/games/{id}"), None).await;
+    assert_eq!(state["ply"], 0);
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cors_and_body_limit_are_configurable() {
+    let database = Database::new().await;
+    let mut config = tavoliere::Config::with_database(&database.url);
+    config.cors_origins = vec!["https://play.example.org".to_owned()];
+    config.body_limit = 256;
+    let server = TestServer::start_with(config).await;
+    let preflight = server
+        .client
+        .request(reqwest::Method::OPTIONS, server.url("/games"))
+        .header("origin", "https://play.example.org")
+        .header("access-control-request-method", "POST")
+        .header("access-control-request-headers", "authorization,content-type")
+        .send()
+        .await
+        .unwrap();
+    assert!(preflight.status().is_success(), "{}", preflight.status());
+    assert_eq!(
+        preflight.headers()["access-control-allow-origin"],
+        "https://play.example.org"
+    );
+    let other = server
+        .client
+        .get(server.url("/rules"))
+        .header("origin", "https://evil.example.com")
+        .send()
+        .await
+        .unwrap();
+    assert!(other.headers().get("access-control-allow-origin").is_none());
+    let (s, b) = server
+        .post(
+            "/players",
+            None,
+            json!({ "name": "alice", "password": "p".repeat(300) }),
+        )
+        .await;
+    assert_error(s, &b, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large");
+    server.stop().await;
+    database.remove().await;
+}
