@@ -31,6 +31,39 @@ pub struct Config {
     /// Longest a request may take, in seconds, before a 408.
     #[arg(long, env = "TAVOLIERE_REQUEST_TIMEOUT", default_value_t = 30)]
     pub request_timeout: u64,
+    /// How many milliseconds a clock "day" lasts (days per move, banks,
+    /// vacations, reminders). A testing and operations knob: leave it at a
+    /// real day in production.
+    #[arg(long, env = "TAVOLIERE_CLOCK_DAY_MS", default_value_t = 86_400_000,
+          value_parser = clap::value_parser!(i64).range(1..=86_400_000 * 7))]
+    pub clock_day_ms: i64,
+    /// How often the background task looks for games lost on time and
+    /// reminders due, in milliseconds.
+    #[arg(long, env = "TAVOLIERE_SWEEP_INTERVAL_MS", default_value_t = 5_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub sweep_interval_ms: u64,
+    /// Remind a correspondence player this many hours (of a clock day)
+    /// before their deadline; 0: no reminders.
+    #[arg(long, env = "TAVOLIERE_REMINDER_HOURS", default_value_t = 24)]
+    pub reminder_hours: u32,
+    /// Vacation days each player may declare per calendar year.
+    #[arg(long, env = "TAVOLIERE_VACATION_DAYS", default_value_t = 30)]
+    pub vacation_days: u32,
+    #[command(flatten)]
+    pub notify: crate::notify::NotifyConfig,
+}
+
+impl Config {
+    /// The clock settings of the games service.
+    pub fn timing(&self) -> crate::games::Timing {
+        let scale = crate::clock::Scale {
+            day_ms: self.clock_day_ms,
+        };
+        crate::games::Timing {
+            scale,
+            remind_before_ms: i64::from(self.reminder_hours) * self.clock_day_ms / 24,
+        }
+    }
 }
 
 impl Config {
@@ -43,6 +76,11 @@ impl Config {
             cors_origins: Vec::new(),
             body_limit: 64 * 1024,
             request_timeout: 30,
+            clock_day_ms: 86_400_000,
+            sweep_interval_ms: 5_000,
+            reminder_hours: 24,
+            vacation_days: 30,
+            notify: crate::notify::NotifyConfig::default(),
         }
     }
 }
@@ -70,6 +108,11 @@ impl fmt::Debug for Config {
             .field("cors_origins", &self.cors_origins)
             .field("body_limit", &self.body_limit)
             .field("request_timeout", &self.request_timeout)
+            .field("clock_day_ms", &self.clock_day_ms)
+            .field("sweep_interval_ms", &self.sweep_interval_ms)
+            .field("reminder_hours", &self.reminder_hours)
+            .field("vacation_days", &self.vacation_days)
+            .field("notify", &self.notify)
             .finish()
     }
 }

@@ -3,21 +3,26 @@
 //! - [`rules`]: the games themselves, pure and synchronous.
 //! - [`games`]: the games service (actions, hot games, never lose, never double).
 //! - [`store`]: storage, one trait and one implementation per database.
+//! - [`clock`]: time controls, and the sweeper that ends games lost on time.
+//! - [`notify`]: email and webhook notifications from the player event log.
 //! - [`http`]: the REST API.
 //! - [`cli`]: the command-line doors (`tavoliere rules`, `tavoliere serve`).
 
 pub mod accounts;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod error;
 pub mod games;
 pub mod http;
 pub mod metrics;
+pub mod notify;
 pub mod rules;
 pub mod store;
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::net::TcpListener;
 
@@ -33,10 +38,26 @@ pub async fn run(
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let store = store::connect(&config.database_url).await?;
     let metrics = Arc::new(metrics::Metrics::default());
-    let games = Arc::new(games::Games::new(store.clone(), metrics.clone()));
-    let state = http::AppState { games, store, metrics };
+    let games = Arc::new(games::Games::new(store.clone(), metrics.clone()).with_timing(config.timing()));
+    // The real-time hub (issue 6) replaces `NobodyConnected` with itself.
+    let notifier = notify::Notifier::new(games.clone(), config.notify.clone(), Arc::new(notify::NobodyConnected))?;
+    let state = http::AppState {
+        games: games.clone(),
+        store,
+        metrics,
+        config: Arc::new(config.clone()),
+    };
     tracing::info!(address = %listener.local_addr()?, backend = state.store.backend(), "serving");
     let app = http::app(state, &config);
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await?;
+    // Background work runs beside the server and stops with it; all its
+    // state is in the database, so stopping at any point loses nothing.
+    let sweeper = clock::sweeper::spawn(games, Duration::from_millis(config.sweep_interval_ms));
+    let notifier = Arc::new(notifier).spawn();
+    let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
+    sweeper.abort();
+    notifier.abort();
+    let _ = sweeper.await;
+    let _ = notifier.await;
+    served?;
     Ok(())
 }

@@ -20,6 +20,57 @@ pub struct Caption<'a> {
     pub message: Option<&'a str>,
 }
 
+/// The board of a snapshot with its caption, as SVG or text; `ply` is the
+/// move asked for (`None`: now). Shared by the board routes and the mails.
+pub fn render(snapshot: &super::Snapshot, ply: Option<i64>, svg: bool) -> crate::error::Result<String> {
+    let record = &snapshot.record;
+    let (info, variant) = crate::games::variant_info(&record.row)?;
+    let title = format!("{} #{}", crate::games::title(info, variant), record.row.id);
+    let players = record
+        .seats
+        .iter()
+        .map(|s| {
+            (
+                usize::try_from(s.seat)
+                    .ok()
+                    .and_then(|i| variant.seats.get(i).copied())
+                    .unwrap_or("?"),
+                s.player.as_ref().map(|(_, n)| n.as_str()),
+            )
+        })
+        .collect();
+    let last_move = snapshot.last_move.as_ref().map(|m| {
+        let mut text = format!("{}. {} {}", m.ply, m.player_name, m.notation);
+        if let Some(effect) = &m.effect {
+            text.push_str(&format!(" ({effect})"));
+        }
+        text
+    });
+    let status = if ply.is_some_and(|p| p != record.row.ply) {
+        format!("{} (shown at move {})", record.row.status, snapshot.game.ply())
+    } else {
+        record.row.status.clone()
+    };
+    let caption = Caption {
+        title: &title,
+        status: &status,
+        ply: i64::from(snapshot.game.ply()),
+        players,
+        to_move: snapshot
+            .game
+            .to_move()
+            .map(i64::from)
+            .filter(|_| record.row.status == "active"),
+        last_move,
+        message: snapshot.last_move.as_ref().and_then(|m| m.message.as_deref()),
+    };
+    Ok(if svg {
+        self::svg(&snapshot.view, snapshot.previous.as_ref(), &caption)
+    } else {
+        text(&snapshot.view, snapshot.previous.as_ref(), &caption)
+    })
+}
+
 /// Names of the cells the last move changed.
 pub fn changed(view: &View, previous: Option<&View>) -> Vec<String> {
     let Some(previous) = previous else { return Vec::new() };

@@ -15,6 +15,7 @@
 pub mod board;
 pub mod record;
 mod state;
+mod timing;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -26,6 +27,7 @@ use utoipa::ToSchema;
 
 pub use state::{timestamp, GameState, GameSummary, MoveRecord, Offers, SeatState};
 
+use crate::clock::{Clock, ClockState, Pause, Scale, TimeControl};
 use crate::error::{Error, Result};
 use crate::metrics::Metrics;
 use crate::rules::catalogue::{self, GameInfo, VariantInfo};
@@ -63,6 +65,8 @@ pub struct NewGameRequest {
     pub opponents: Vec<String>,
     /// Listed and readable by everyone (default) or only by its players.
     pub public: Option<bool>,
+    /// `{"kind":"none"}` (default), `correspondence` or `live`.
+    pub time_control: Option<TimeControl>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -108,6 +112,26 @@ pub struct Games {
     store: Arc<dyn Store>,
     metrics: Arc<Metrics>,
     hot: Mutex<HashMap<i64, Arc<tokio::sync::Mutex<Hot>>>>,
+    timing: Timing,
+}
+
+/// How clocks are kept: the length of a day and when reminders go out.
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    pub scale: Scale,
+    /// How long before a correspondence deadline the player to move is
+    /// reminded; 0 for no reminders.
+    pub remind_before_ms: i64,
+}
+
+impl Default for Timing {
+    fn default() -> Timing {
+        let scale = Scale::default();
+        Timing {
+            scale,
+            remind_before_ms: scale.day_ms,
+        }
+    }
 }
 
 /// "Forza 4 Centrifuga", or "Focus — Lines of Focus" when the variant has a
@@ -218,7 +242,25 @@ fn update_from(record: &GameRecord) -> GameUpdate {
         delete_move: None,
         events: Vec::new(),
         player_events: Vec::new(),
+        clock: row.clock.clone(),
+        deadline: row.deadline,
+        reminder_at: row.reminder_at,
     }
+}
+
+fn time_control(record: &GameRecord) -> TimeControl {
+    TimeControl::from_stored(record.row.time_control.as_ref())
+}
+
+fn pauses(vacations: &[(i64, i64)]) -> Vec<Pause> {
+    vacations.iter().map(|&(start, end)| Pause { start, end }).collect()
+}
+
+/// The outcome of a game lost on time by `seat`: every other seat wins, as
+/// after a resignation (in games of more than two, the game ends there).
+fn timeout_outcome(record: &GameRecord, seat: i64) -> Value {
+    let winners: Vec<i64> = record.seats.iter().map(|s| s.seat).filter(|s| *s != seat).collect();
+    json!({ "winners": winners, "reason": "time" })
 }
 
 fn event(kind: &'static str, payload: Value) -> Event {
@@ -231,9 +273,70 @@ impl Games {
             store,
             metrics,
             hot: Mutex::new(HashMap::new()),
+            timing: Timing::default(),
         }
     }
 
+    /// The same service with other clock settings.
+    pub fn with_timing(mut self, timing: Timing) -> Games {
+        self.timing = timing;
+        self
+    }
+
+    pub fn timing(&self) -> Timing {
+        self.timing
+    }
+
+    fn clock_of(&self, record: &GameRecord) -> Clock {
+        Clock::new(time_control(record), self.timing.scale)
+    }
+
+    /// The vacations that stop the clock of whoever sits at `seat`.
+    async fn pauses_at(&self, record: &GameRecord, seat: Option<i64>, also: Option<i64>) -> Result<Vec<Pause>> {
+        if !time_control(record).is_correspondence() {
+            return Ok(Vec::new());
+        }
+        let player = player_at(record, seat).or(also.filter(|_| seat.is_some()));
+        match player {
+            Some(id) => Ok(pauses(&self.store.vacations(id).await?)),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Sets the update's clock, deadline and reminder for the player to
+    /// move under `state`, and tells them the deadline in `your_turn`.
+    fn schedule(&self, record: &GameRecord, update: &mut GameUpdate, state: Option<ClockState>, pauses: &[Pause]) {
+        let clock = self.clock_of(record);
+        update.clock = state.as_ref().map(ClockState::to_stored);
+        update.deadline = None;
+        update.reminder_at = None;
+        let (Some(state), Some(seat), true) = (state, update.to_move, update.status == "active") else {
+            return;
+        };
+        let Some(deadline) = usize::try_from(seat).ok().and_then(|s| clock.deadline(&state, s, pauses)) else {
+            return;
+        };
+        update.deadline = Some(deadline);
+        let remind_at = deadline - self.timing.remind_before_ms;
+        if clock.control.is_correspondence() && self.timing.remind_before_ms > 0 && remind_at > state.turn_started_at {
+            update.reminder_at = Some(remind_at);
+        }
+        for event in &mut update.events {
+            if event.kind == "move" {
+                if let Value::Object(map) = &mut event.payload {
+                    map.insert("deadline".to_owned(), Value::from(deadline));
+                    map.insert("remaining_ms".to_owned(), json!(state.remaining_ms));
+                }
+            }
+        }
+        for event in &mut update.player_events {
+            if event.kind == "your_turn" {
+                if let Value::Object(map) = &mut event.payload {
+                    map.insert("deadline".to_owned(), Value::from(deadline));
+                }
+            }
+        }
+    }
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
     }
@@ -280,7 +383,12 @@ impl Games {
     /// Writes an update; on success the cache holds `game` at the new event
     /// number. `Ok(false)` when another writer got there first: reload and
     /// decide again.
-    async fn commit(&self, hot: &mut Hot, update: GameUpdate, game: AnyGame) -> Result<bool> {
+    async fn commit(&self, hot: &mut Hot, mut update: GameUpdate, game: AnyGame) -> Result<bool> {
+        if update.status != "active" {
+            // A game that is over has no clock running.
+            update.deadline = None;
+            update.reminder_at = None;
+        }
         let seq = update.expected_seq + update.events.len() as i64;
         match self.store.update_game(update).await {
             Ok(()) => {
@@ -354,12 +462,18 @@ impl Games {
             })
             .collect();
         let public = request.public.unwrap_or(true);
+        let control = request
+            .time_control
+            .unwrap_or_default()
+            .validate()
+            .map_err(|e| Error::unprocessable("bad_time_control", e.to_string()))?;
         let events = vec![event(
             "created",
             json!({
                 "game": info.slug, "variant": variant.slug, "public": public,
                 "by": player.name, "seat": my_seat,
                 "invited": invitees.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+                "time_control": control,
             }),
         )];
         let player_events = invitees
@@ -377,6 +491,7 @@ impl Games {
                 variant: variant.slug.to_owned(),
                 public,
                 created_by: player.id,
+                time_control: control.to_stored(),
                 seats: seat_list,
                 now: now(),
                 events,
@@ -470,6 +585,9 @@ impl Games {
                         payload: json!({ "ply": 0, "seat": update.to_move }),
                     });
                 }
+                let clock = self.clock_of(&record).start(record.seats.len(), update.now);
+                let pauses = self.pauses_at(&record, update.to_move, first).await?;
+                self.schedule(&record, &mut update, clock, &pauses);
             }
             if self.commit(&mut hot, update, game).await? {
                 drop(hot);
@@ -588,6 +706,29 @@ impl Games {
             let played = next.play(&request.notation).map_err(move_error)?;
             let ply = row.ply + 1;
             let mut update = update_from(&record);
+            let clock = self.clock_of(&record);
+            let mut clock_state = None;
+            if let Some(state) = ClockState::from_stored(row.clock.as_ref()) {
+                let my_pauses = self.pauses_at(&record, Some(seat), None).await?;
+                let mover = usize::try_from(seat).map_err(Error::internal)?;
+                match clock.after_move(&state, mover, update.now, &my_pauses) {
+                    Ok(next_state) => clock_state = Some(next_state),
+                    Err(_deadline) => {
+                        // Too late: the move is refused and the game is
+                        // lost on time, as the sweeper would have done.
+                        let state = if self.time_out_locked(&mut hot, id).await? {
+                            Some(self.state(Some(player), id, None).await?)
+                        } else {
+                            None
+                        };
+                        return Err(Error::Conflict {
+                            code: "time_out",
+                            message: "your time ran out before this move".to_owned(),
+                            game: state.map(|s| Box::new(s.to_json())),
+                        });
+                    }
+                }
+            }
             update.ply = ply;
             update.to_move = next.to_move().map(i64::from);
             // A move answers the others' offers with no; the mover's stands.
@@ -619,6 +760,8 @@ impl Games {
             } else {
                 update.player_events = your_turn(&record, update.to_move, ply);
             }
+            let next_pauses = self.pauses_at(&record, update.to_move, None).await?;
+            self.schedule(&record, &mut update, clock_state, &next_pauses);
             if self.commit(&mut hot, update, next.clone()).await? {
                 self.metrics.observe_move(started.elapsed());
                 // Still under the game's lock: the state shown is the one
@@ -813,6 +956,13 @@ impl Games {
                     let game = replay(&record, &moves)?;
                     update.to_move = game.to_move().map(i64::from);
                     update.player_events = your_turn(&record, update.to_move, ply);
+                    // The turn begins again for the player to move.
+                    let restarted = ClockState::from_stored(record.row.clock.as_ref()).map(|mut state| {
+                        state.turn_started_at = update.now;
+                        state
+                    });
+                    let pauses = self.pauses_at(&record, update.to_move, None).await?;
+                    self.schedule(&record, &mut update, restarted, &pauses);
                     game
                 }
                 None => game,
@@ -869,7 +1019,9 @@ impl Games {
         } else {
             None
         };
-        GameState::build(record, game, viewer, last_move.as_ref(), at_ply)
+        let mut state = GameState::build(record, game, viewer, last_move.as_ref(), at_ply)?;
+        state.clock = self.clock_view(record).await?;
+        Ok(state)
     }
 
     /// The position for a board: now or at `at_ply`, with the view before

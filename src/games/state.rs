@@ -152,6 +152,8 @@ pub struct GameState {
     pub last_move: Option<MoveRecord>,
     /// The game's last event number: clients resume from it.
     pub seq: i64,
+    /// `null` without a time control.
+    pub clock: Option<crate::clock::ClockView>,
 }
 
 impl GameState {
@@ -200,6 +202,7 @@ impl GameState {
             },
             last_move: last_move.map(|m| MoveRecord::of(record, m)),
             seq: row.event_seq,
+            clock: None,
         })
     }
 

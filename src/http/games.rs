@@ -290,52 +290,10 @@ async fn board(
     svg: bool,
 ) -> Result<Response> {
     let snapshot = state.games.snapshot(viewer, id, ply).await?;
-    let record = &snapshot.record;
-    let (info, variant) = crate::games::variant_info(&record.row)?;
-    let title = format!("{} #{}", crate::games::title(info, variant), record.row.id);
-    let players = record
-        .seats
-        .iter()
-        .map(|s| {
-            (
-                usize::try_from(s.seat)
-                    .ok()
-                    .and_then(|i| variant.seats.get(i).copied())
-                    .unwrap_or("?"),
-                s.player.as_ref().map(|(_, n)| n.as_str()),
-            )
-        })
-        .collect();
-    let last_move = snapshot.last_move.as_ref().map(|m| {
-        let mut text = format!("{}. {} {}", m.ply, m.player_name, m.notation);
-        if let Some(effect) = &m.effect {
-            text.push_str(&format!(" ({effect})"));
-        }
-        text
-    });
-    let status = if ply.is_some_and(|p| p != record.row.ply) {
-        format!("{} (shown at move {})", record.row.status, snapshot.game.ply())
-    } else {
-        record.row.status.clone()
-    };
-    let caption = board::Caption {
-        title: &title,
-        status: &status,
-        ply: i64::from(snapshot.game.ply()),
-        players,
-        to_move: snapshot
-            .game
-            .to_move()
-            .map(i64::from)
-            .filter(|_| record.row.status == "active"),
-        last_move,
-        message: snapshot.last_move.as_ref().and_then(|m| m.message.as_deref()),
-    };
+    let body = board::render(&snapshot, ply, svg)?;
     Ok(if svg {
-        let body = board::svg(&snapshot.view, snapshot.previous.as_ref(), &caption);
         ([(header::CONTENT_TYPE, "image/svg+xml")], body).into_response()
     } else {
-        let body = board::text(&snapshot.view, snapshot.previous.as_ref(), &caption);
         ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body).into_response()
     })
 }

@@ -4,6 +4,7 @@
 //! [`crate::error::Error`].
 
 mod auth;
+mod correspondence;
 mod error;
 mod games;
 mod meta;
@@ -37,6 +38,7 @@ pub struct AppState {
     pub games: Arc<Games>,
     pub store: Arc<dyn Store>,
     pub metrics: Arc<Metrics>,
+    pub config: Arc<Config>,
 }
 
 /// The whole application with its layers.
@@ -44,6 +46,7 @@ pub fn app(state: AppState, config: &Config) -> Router {
     let timeout = Duration::from_secs(config.request_timeout.max(1));
     let api = Router::new()
         .merge(players::router())
+        .merge(correspondence::router())
         .merge(rules::router())
         .merge(games::router())
         .merge(meta::api_router());

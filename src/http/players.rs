@@ -6,6 +6,7 @@ use axum::Router;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::correspondence::{notify_settings, MeJson};
 use super::{AppState, Auth, Json, Path, Query};
 use crate::accounts::{self, Email, Password, PlayerName};
 use crate::error::{Error, Result};
@@ -42,7 +43,7 @@ pub struct PlayerJson {
 }
 
 impl PlayerJson {
-    fn of(player: &Player, with_email: bool) -> PlayerJson {
+    pub(super) fn of(player: &Player, with_email: bool) -> PlayerJson {
         PlayerJson {
             name: player.name.clone(),
             email: if with_email { player.email.clone() } else { None },
@@ -80,6 +81,17 @@ pub struct PlayerUpdate {
     /// A new password; needs `current_password`. Ends every other session.
     password: Option<String>,
     current_password: Option<String>,
+    /// Per kind of event (`your_turn`, `invited`, `game_over`, `chat`,
+    /// `reminder`), the channels: `["email", "webhook"]`.
+    #[schema(value_type = Option<Object>)]
+    notify: Option<serde_json::Value>,
+    /// An http(s) URL for webhooks; `null` removes it. Setting it returns
+    /// a new `webhook_secret`, once.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    webhook_url: Option<Option<String>>,
+    /// One mail a day instead of one per event.
+    digest: Option<bool>,
 }
 
 /// A field that is present (maybe `null`), as opposed to absent.
@@ -146,19 +158,21 @@ async fn login(State(state): State<AppState>, Json(body): Json<Login>) -> Result
 }
 
 /// The authenticated player.
-#[utoipa::path(get, path = "/api/v1/players/me", tag = "players", responses((status = 200, body = PlayerJson), (status = 401)))]
-async fn me(Auth(player): Auth) -> Json<PlayerJson> {
-    Json(PlayerJson::of(&player, true))
+#[utoipa::path(get, path = "/api/v1/players/me", tag = "players", responses((status = 200, body = MeJson), (status = 401)))]
+async fn me(State(state): State<AppState>, Auth(player): Auth) -> Result<Json<MeJson>> {
+    Ok(Json(MeJson::of(&state, &player, None).await?))
 }
 
 /// Changes the email or password.
 #[utoipa::path(patch, path = "/api/v1/players/me", tag = "players", request_body = PlayerUpdate,
-    responses((status = 200, body = PlayerJson), (status = 400), (status = 401), (status = 422)))]
+    responses((status = 200, body = MeJson), (status = 400), (status = 401), (status = 422)))]
 async fn update_me(
     State(state): State<AppState>,
     Auth(player): Auth,
     Json(body): Json<PlayerUpdate>,
-) -> Result<Json<PlayerJson>> {
+) -> Result<Json<MeJson>> {
+    // Checked before anything is written: a bad setting changes nothing.
+    let settings = notify_settings(&state, body.notify, body.webhook_url, body.digest)?;
     let email = match body.email {
         Some(Some(email)) => Some(Some(Email::parse(email)?.into_inner())),
         other => other,
@@ -180,12 +194,14 @@ async fn update_me(
         new_hash = Some(accounts::hash_password(password).await?);
     }
     state.store.update_player(player.id, email, new_hash).await?;
+    let secret = settings.webhook.as_ref().and_then(|(_, secret)| secret.clone());
+    state.store.update_notify_settings(player.id, settings).await?;
     let player = state
         .store
         .player_by_name(&accounts::name_key(&player.name))
         .await?
         .ok_or_else(|| Error::internal("player vanished"))?;
-    Ok(Json(PlayerJson::of(&player, true)))
+    Ok(Json(MeJson::of(&state, &player, secret).await?))
 }
 
 /// A player's public profile.

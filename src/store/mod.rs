@@ -5,6 +5,7 @@
 //! the statements live once in [`impl_store!`] and each backend module
 //! instantiates it with its own pool type, connection options and migrations.
 
+pub mod notify;
 mod postgres;
 mod sqlite;
 
@@ -13,6 +14,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::Value;
 
+pub use notify::{DeliveryRow, NewDelivery, NotifySettings, NotifyStore, SettingsUpdate};
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
@@ -42,6 +44,14 @@ pub struct GameRow {
     pub created_by: i64,
     pub created_at: i64,
     pub updated_at: i64,
+    /// The time control as created (`None`: no clock); see [`crate::clock`].
+    pub time_control: Option<Value>,
+    /// The stored [`crate::clock::ClockState`].
+    pub clock: Option<Value>,
+    /// When the player to move loses on time.
+    pub deadline: Option<i64>,
+    /// When the player to move is reminded.
+    pub reminder_at: Option<i64>,
 }
 
 /// A seat: who sits there, or who it is reserved for.
@@ -114,6 +124,7 @@ pub struct NewGame {
     pub variant: String,
     pub public: bool,
     pub created_by: i64,
+    pub time_control: Option<Value>,
     /// `(player, invitee)` per seat, seat 0 first.
     pub seats: Vec<(Option<i64>, Option<i64>)>,
     pub now: i64,
@@ -143,6 +154,9 @@ pub struct GameUpdate {
     pub delete_move: Option<i64>,
     pub events: Vec<Event>,
     pub player_events: Vec<PlayerEvent>,
+    pub clock: Option<Value>,
+    pub deadline: Option<i64>,
+    pub reminder_at: Option<i64>,
 }
 
 /// What `GET /games` asks for.
@@ -191,7 +205,7 @@ impl From<StoreError> for crate::error::Error {
 pub type StoreResult<T> = Result<T, StoreError>;
 
 #[async_trait]
-pub trait Store: Send + Sync + 'static {
+pub trait Store: NotifyStore + Send + Sync + 'static {
     /// Which backend, for logs and metrics.
     fn backend(&self) -> &'static str;
     async fn ping(&self) -> StoreResult<()>;
@@ -228,6 +242,30 @@ pub trait Store: Send + Sync + 'static {
     async fn update_game(&self, update: GameUpdate) -> StoreResult<()>;
     async fn game_events(&self, game_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>>;
     async fn player_events(&self, player_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>>;
+
+    /// Active games whose deadline is at or before `now`, earliest first.
+    async fn due_deadlines(&self, now: i64, limit: i64) -> StoreResult<Vec<i64>>;
+    /// Active games whose reminder is due at `now`, earliest first.
+    async fn due_reminders(&self, now: i64, limit: i64) -> StoreResult<Vec<i64>>;
+    /// Clears the game's pending reminder if the game is still at
+    /// `expected_seq` and stores `event` in the same transaction. `false`
+    /// when the game moved on or another process sent it first: a reminder
+    /// is sent once per move.
+    async fn send_reminder(&self, game_id: i64, expected_seq: i64, event: PlayerEvent, now: i64) -> StoreResult<bool>;
+    /// Moves the deadline and reminder of a game still at `expected_seq`
+    /// (after a vacation was declared); `false` if it changed meanwhile.
+    async fn set_deadline(
+        &self,
+        game_id: i64,
+        expected_seq: i64,
+        deadline: Option<i64>,
+        reminder_at: Option<i64>,
+    ) -> StoreResult<bool>;
+    /// The player's vacations as `(starts_at, ends_at)`, oldest first.
+    async fn vacations(&self, player_id: i64) -> StoreResult<Vec<(i64, i64)>>;
+    async fn add_vacation(&self, player_id: i64, starts_at: i64, ends_at: i64) -> StoreResult<()>;
+    /// Active games where `player_id` is to move.
+    async fn games_to_move(&self, player_id: i64) -> StoreResult<Vec<i64>>;
 }
 
 /// Connects to the database the URL names (`sqlite:…` or `postgres://…`),
@@ -259,7 +297,8 @@ macro_rules! impl_store {
 
         const PLAYER_COLUMNS: &str = "id, name, email, created_at";
         const GAME_COLUMNS: &str = "g.id, g.game, g.variant, g.status, g.public, g.ply, g.to_move, g.outcome, \
-             g.draw_offer, g.takeback_offer, g.event_seq, g.created_by, g.created_at, g.updated_at";
+             g.draw_offer, g.takeback_offer, g.event_seq, g.created_by, g.created_at, g.updated_at, \
+             g.time_control, g.clock, g.deadline, g.reminder_at";
         const MOVE_COLUMNS: &str =
             "m.ply, m.seat, m.player_id, p.name, m.notation, m.effect, m.message, m.created_at";
 
@@ -290,6 +329,10 @@ macro_rules! impl_store {
                 created_by: row.try_get(11)?,
                 created_at: row.try_get(12)?,
                 updated_at: row.try_get(13)?,
+                time_control: row.try_get(14)?,
+                clock: row.try_get(15)?,
+                deadline: row.try_get(16)?,
+                reminder_at: row.try_get(17)?,
             })
         }
 
@@ -583,7 +626,8 @@ macro_rules! impl_store {
                 let events = game.events.len() as i64;
                 let id: i64 = sqlx::query_scalar(
                     "INSERT INTO games (game, variant, status, public, ply, to_move, event_seq, created_by, \
-                     created_at, updated_at) VALUES ($1, $2, $3, $4, 0, $5, $6, $7, $8, $8) RETURNING id",
+                     created_at, updated_at, time_control) VALUES ($1, $2, $3, $4, 0, $5, $6, $7, $8, $8, $9) \
+                     RETURNING id",
                 )
                 .bind(&game.game)
                 .bind(&game.variant)
@@ -593,6 +637,7 @@ macro_rules! impl_store {
                 .bind(events)
                 .bind(game.created_by)
                 .bind(game.now)
+                .bind(game.time_control)
                 .fetch_one(&mut *tx)
                 .await
                 .map_err(StoreError::from_write)?;
@@ -620,7 +665,8 @@ macro_rules! impl_store {
                 // got there first leaves no row matching `event_seq`.
                 let changed = sqlx::query(
                     "UPDATE games SET status = $1, ply = $2, to_move = $3, outcome = $4, draw_offer = $5, \
-                     takeback_offer = $6, event_seq = $7, updated_at = $8 WHERE id = $9 AND event_seq = $10",
+                     takeback_offer = $6, event_seq = $7, updated_at = $8, clock = $11, deadline = $12, \
+                     reminder_at = $13 WHERE id = $9 AND event_seq = $10",
                 )
                 .bind(&update.status)
                 .bind(update.ply)
@@ -632,6 +678,9 @@ macro_rules! impl_store {
                 .bind(update.now)
                 .bind(update.id)
                 .bind(update.expected_seq)
+                .bind(update.clock)
+                .bind(update.deadline)
+                .bind(update.reminder_at)
                 .execute(&mut *tx)
                 .await
                 .map_err(StoreError::from_write)?
@@ -710,6 +759,111 @@ macro_rules! impl_store {
                 .fetch_all(&self.pool)
                 .await?;
                 Ok(rows.iter().map(event_row).collect::<Result<_, _>>()?)
+            }
+
+            async fn due_deadlines(&self, now: i64, limit: i64) -> StoreResult<Vec<i64>> {
+                Ok(sqlx::query_scalar(
+                    "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1 AND status = 'active' \
+                     ORDER BY deadline LIMIT $2",
+                )
+                .bind(now)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn due_reminders(&self, now: i64, limit: i64) -> StoreResult<Vec<i64>> {
+                Ok(sqlx::query_scalar(
+                    "SELECT id FROM games WHERE reminder_at IS NOT NULL AND reminder_at <= $1 \
+                     AND status = 'active' ORDER BY reminder_at LIMIT $2",
+                )
+                .bind(now)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn send_reminder(
+                &self,
+                game_id: i64,
+                expected_seq: i64,
+                event: super::PlayerEvent,
+                now: i64,
+            ) -> StoreResult<bool> {
+                let mut tx = self.pool.begin().await?;
+                // Like `update_game`: the conditional write is the claim. A
+                // second process blocks on the row (or SQLite's write lock)
+                // and then finds no reminder pending.
+                let claimed = sqlx::query(
+                    "UPDATE games SET reminder_at = NULL WHERE id = $1 AND event_seq = $2 \
+                     AND reminder_at IS NOT NULL AND status = 'active'",
+                )
+                .bind(game_id)
+                .bind(expected_seq)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if claimed != 1 {
+                    return Ok(false);
+                }
+                Self::insert_player_events(&mut tx, game_id, vec![event], now).await?;
+                tx.commit().await?;
+                Ok(true)
+            }
+
+            async fn set_deadline(
+                &self,
+                game_id: i64,
+                expected_seq: i64,
+                deadline: Option<i64>,
+                reminder_at: Option<i64>,
+            ) -> StoreResult<bool> {
+                let changed = sqlx::query(
+                    "UPDATE games SET deadline = $1, reminder_at = $2 WHERE id = $3 AND event_seq = $4 \
+                     AND status = 'active'",
+                )
+                .bind(deadline)
+                .bind(reminder_at)
+                .bind(game_id)
+                .bind(expected_seq)
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+                Ok(changed == 1)
+            }
+
+            async fn vacations(&self, player_id: i64) -> StoreResult<Vec<(i64, i64)>> {
+                let rows = sqlx::query(
+                    "SELECT starts_at, ends_at FROM vacations WHERE player_id = $1 ORDER BY starts_at",
+                )
+                .bind(player_id)
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(rows
+                    .iter()
+                    .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+                    .collect::<Result<_, sqlx::Error>>()?)
+            }
+
+            async fn add_vacation(&self, player_id: i64, starts_at: i64, ends_at: i64) -> StoreResult<()> {
+                sqlx::query("INSERT INTO vacations (player_id, starts_at, ends_at) VALUES ($1, $2, $3)")
+                    .bind(player_id)
+                    .bind(starts_at)
+                    .bind(ends_at)
+                    .execute(&self.pool)
+                    .await
+                    .map_err(StoreError::from_write)?;
+                Ok(())
+            }
+
+            async fn games_to_move(&self, player_id: i64) -> StoreResult<Vec<i64>> {
+                Ok(sqlx::query_scalar(
+                    "SELECT g.id FROM games g JOIN seats s ON s.game_id = g.id AND s.seat = g.to_move \
+                     WHERE g.status = 'active' AND s.player_id = $1 ORDER BY g.id",
+                )
+                .bind(player_id)
+                .fetch_all(&self.pool)
+                .await?)
             }
         }
     };

@@ -21,3 +21,4 @@ impl PgStore {
 }
 
 super::impl_store!(PgStore, sqlx::Postgres, "postgres");
+super::notify::impl_notify_store!(PgStore, sqlx::Postgres);

@@ -30,3 +30,4 @@ impl SqliteStore {
 }
 
 super::impl_store!(SqliteStore, sqlx::Sqlite, "sqlite");
+super::notify::impl_notify_store!(SqliteStore, sqlx::Sqlite);

@@ -1,0 +1,172 @@
+//! Email over SMTP (lettre), and the text of each mail: what pbmserv's mails
+//! carried — the game, whose turn, the opponent's move and message, the
+//! board as text, the deadline and a link.
+
+use std::time::Duration;
+
+use lettre::message::header::ContentType;
+use lettre::message::Mailbox;
+use lettre::transport::smtp::authentication::Credentials;
+use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use serde_json::Value;
+
+use super::{NotifyConfig, SmtpSecurity};
+use crate::games::{board, timestamp, Games};
+use crate::store::{EventRow, Player};
+
+/// A mail ready to send.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mail {
+    pub subject: String,
+    pub text: String,
+}
+
+/// The configured SMTP relay.
+pub struct Mailer {
+    transport: AsyncSmtpTransport<Tokio1Executor>,
+    from: Mailbox,
+}
+
+impl Mailer {
+    /// `Ok(None)` when no SMTP host is configured: email is off.
+    pub fn from_config(config: &NotifyConfig) -> Result<Option<Mailer>, String> {
+        let Some(host) = config.smtp_host.as_deref().filter(|h| !h.is_empty()) else {
+            return Ok(None);
+        };
+        let builder = match config.smtp_security {
+            SmtpSecurity::None => AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host),
+            SmtpSecurity::Starttls => AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(host)
+                .map_err(|e| format!("SMTP host {host}: {e}"))?,
+            SmtpSecurity::Tls => {
+                AsyncSmtpTransport::<Tokio1Executor>::relay(host).map_err(|e| format!("SMTP host {host}: {e}"))?
+            }
+        };
+        let port = config.smtp_port.unwrap_or(match config.smtp_security {
+            SmtpSecurity::None => 25,
+            SmtpSecurity::Starttls => 587,
+            SmtpSecurity::Tls => 465,
+        });
+        let mut builder = builder.port(port).timeout(Some(Duration::from_secs(30)));
+        if let (Some(user), Some(password)) = (&config.smtp_user, &config.smtp_password) {
+            builder = builder.credentials(Credentials::new(user.clone(), password.clone()));
+        }
+        let from = config
+            .mail_from
+            .parse::<Mailbox>()
+            .map_err(|e| format!("--mail-from {:?}: {e}", config.mail_from))?;
+        Ok(Some(Mailer {
+            transport: builder.build(),
+            from,
+        }))
+    }
+
+    pub async fn send(&self, to: &Player, mail: Mail) -> Result<(), String> {
+        let address = to.email.as_deref().ok_or("the player has no email address")?;
+        let to = Mailbox::new(
+            Some(to.name.clone()),
+            address.parse().map_err(|e| format!("bad address: {e}"))?,
+        );
+        let message = Message::builder()
+            .from(self.from.clone())
+            .to(to)
+            .subject(mail.subject)
+            .header(ContentType::TEXT_PLAIN)
+            .body(mail.text)
+            .map_err(|e| format!("cannot build the mail: {e}"))?;
+        self.transport
+            .send(message)
+            .await
+            .map(|_| ())
+            .map_err(|e| format!("SMTP: {e}"))
+    }
+}
+
+fn game_link(base_url: &str, game: i64) -> String {
+    format!("{}/games/{game}", base_url.trim_end_matches('/'))
+}
+
+/// The mail telling `player` about `event`.
+pub async fn compose(games: &Games, player: &Player, event: &EventRow, base_url: &str) -> Result<Mail, String> {
+    let data = &event.payload;
+    let Some(game_id) = data.get("game").and_then(Value::as_i64) else {
+        return Ok(Mail {
+            subject: format!("Tavoliere: {}", event.kind.replace('_', " ")),
+            text: format!("{}\n", serde_json::to_string_pretty(data).unwrap_or_default()),
+        });
+    };
+    let snapshot = games
+        .snapshot(Some(player), game_id, None)
+        .await
+        .map_err(|e| format!("game {game_id}: {e}"))?;
+    let record = &snapshot.record;
+    let (info, variant) = crate::games::variant_info(&record.row).map_err(|e| e.to_string())?;
+    let title = format!("{} #{game_id}", crate::games::title(info, variant));
+    let link = game_link(base_url, game_id);
+    let deadline = data.get("deadline").and_then(Value::as_i64);
+    let mut text = String::new();
+    let subject = match event.kind.as_str() {
+        "your_turn" | "reminder" => {
+            let to_move = record.row.ply + 1;
+            if event.kind == "reminder" {
+                text.push_str(&format!("Reminder: {title} is waiting for your move {to_move}.\n"));
+            } else {
+                text.push_str(&format!("{title}: it is your turn, {} (move {to_move}).\n", player.name));
+            }
+            if let Some(last) = &snapshot.last_move {
+                let effect = last.effect.as_deref().map(|e| format!(" ({e})")).unwrap_or_default();
+                text.push_str(&format!("{} played {}{effect}.\n", last.player_name, last.notation));
+                if let Some(message) = &last.message {
+                    text.push_str(&format!("\n{} says:\n", last.player_name));
+                    for line in message.lines() {
+                        text.push_str(&format!("> {line}\n"));
+                    }
+                }
+            }
+            text.push('\n');
+            text.push_str(&board::render(&snapshot, None, false).map_err(|e| e.to_string())?);
+            text.push('\n');
+            if let Some(deadline) = deadline {
+                text.push_str(&format!("Deadline: {} (UTC)\n", timestamp(deadline)));
+            }
+            if event.kind == "reminder" {
+                format!("Reminder: your move in {title}")
+            } else {
+                format!("Your turn in {title}")
+            }
+        }
+        "invited" => {
+            let by = data.get("by").and_then(Value::as_str).unwrap_or("someone");
+            text.push_str(&format!("{by} invites you to play {title}.\n"));
+            format!("{by} invites you to {title}")
+        }
+        "game_over" => {
+            let outcome = record.row.outcome.as_ref();
+            let reason = outcome
+                .and_then(|o| o.get("reason"))
+                .and_then(Value::as_str)
+                .unwrap_or("over");
+            text.push_str(&format!("{title} is over ({reason}).\n\n"));
+            text.push_str(&board::render(&snapshot, None, false).map_err(|e| e.to_string())?);
+            text.push('\n');
+            format!("Game over: {title}")
+        }
+        other => {
+            text.push_str(&format!("{title}: {}.\n", other.replace('_', " ")));
+            format!("{title}: {}", other.replace('_', " "))
+        }
+    };
+    text.push_str(&format!("\n{link}\n"));
+    Ok(Mail { subject, text })
+}
+
+/// Several mails as one: the daily digest.
+pub fn digest(mails: Vec<Mail>) -> Mail {
+    let mut text = format!("{} notifications since the last digest.\n", mails.len());
+    for mail in &mails {
+        text.push_str(&format!("\n=== {} ===\n\n{}", mail.subject, mail.text));
+    }
+    Mail {
+        subject: format!("Tavoliere digest: {} notifications", mails.len()),
+        text,
+    }
+}

@@ -1,0 +1,310 @@
+//! Storage for notifications: per-player settings, the outbox cursor and the
+//! deliveries table (also the delivery log players read). Same SQL on both
+//! backends, instantiated by [`impl_notify_store!`].
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use super::{EventRow, Player, StoreResult};
+
+/// How a player wants to be told.
+#[derive(Clone, Debug, Default)]
+pub struct NotifySettings {
+    /// `{"your_turn": ["email", "webhook"], …}`; `None`: the defaults.
+    pub notify: Option<Value>,
+    pub webhook_url: Option<String>,
+    pub webhook_secret: Option<String>,
+    pub digest: bool,
+}
+
+/// A change of settings; `None` fields stay as they are.
+#[derive(Clone, Debug, Default)]
+pub struct SettingsUpdate {
+    pub notify: Option<Value>,
+    /// `(url, secret)`; `(None, None)` removes the webhook.
+    pub webhook: Option<(Option<String>, Option<String>)>,
+    pub digest: Option<bool>,
+}
+
+/// A delivery to create from a player event.
+#[derive(Clone, Debug)]
+pub struct NewDelivery {
+    pub event_seq: i64,
+    pub channel: &'static str,
+    pub kind: String,
+    pub due_at: i64,
+}
+
+/// A delivery: one player event on one channel.
+#[derive(Clone, Debug)]
+pub struct DeliveryRow {
+    pub id: i64,
+    pub player_id: i64,
+    pub event_seq: i64,
+    pub channel: String,
+    pub kind: String,
+    pub status: String,
+    pub attempts: i64,
+    pub next_attempt_at: i64,
+    pub last_error: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+#[async_trait]
+pub trait NotifyStore: Send + Sync {
+    async fn player_by_id(&self, id: i64) -> StoreResult<Option<Player>>;
+    async fn notify_settings(&self, player_id: i64) -> StoreResult<NotifySettings>;
+    async fn update_notify_settings(&self, player_id: i64, update: SettingsUpdate) -> StoreResult<()>;
+    /// Players with events not yet turned into deliveries: `(id, cursor)`.
+    async fn outbox(&self, limit: i64) -> StoreResult<Vec<(i64, i64)>>;
+    /// Moves the player's cursor from `from` to `to` and creates the
+    /// deliveries, in one transaction; `false` (nothing written) when
+    /// another process moved the cursor first.
+    async fn enqueue(&self, player_id: i64, from: i64, to: i64, deliveries: Vec<NewDelivery>, now: i64)
+        -> StoreResult<bool>;
+    /// Pending deliveries due at `now`, oldest first.
+    async fn due_deliveries(&self, now: i64, limit: i64) -> StoreResult<Vec<DeliveryRow>>;
+    /// Takes a due delivery for one attempt: pushes its due time to
+    /// `lease_until` and counts the attempt, if nobody did since it was
+    /// read. Only the process that gets `true` sends it.
+    async fn claim_delivery(&self, row: &DeliveryRow, lease_until: i64, now: i64) -> StoreResult<bool>;
+    /// Records an attempt's result: `status` and, for another try, when.
+    async fn settle_delivery(
+        &self,
+        id: i64,
+        status: &str,
+        next_attempt_at: i64,
+        error: Option<&str>,
+        now: i64,
+    ) -> StoreResult<()>;
+    /// The player's deliveries, newest first.
+    async fn deliveries(&self, player_id: i64, before: Option<i64>, limit: i64) -> StoreResult<Vec<DeliveryRow>>;
+    /// One player event.
+    async fn player_event(&self, player_id: i64, seq: i64) -> StoreResult<Option<EventRow>>;
+}
+
+macro_rules! impl_notify_store {
+    ($store:ident, $db:ty) => {
+        mod notify_impl {
+            use async_trait::async_trait;
+            use sqlx::Row;
+
+            use super::$store;
+            use crate::store::notify::{DeliveryRow, NewDelivery, NotifySettings, NotifyStore, SettingsUpdate};
+            use crate::store::Store as _;
+            use crate::store::{EventRow, Player, StoreError, StoreResult};
+
+            const DELIVERY_COLUMNS: &str = "id, player_id, event_seq, channel, kind, status, attempts, \
+                 next_attempt_at, last_error, created_at, updated_at";
+
+            fn delivery(row: &<$db as sqlx::Database>::Row) -> Result<DeliveryRow, sqlx::Error> {
+                Ok(DeliveryRow {
+                    id: row.try_get(0)?,
+                    player_id: row.try_get(1)?,
+                    event_seq: row.try_get(2)?,
+                    channel: row.try_get(3)?,
+                    kind: row.try_get(4)?,
+                    status: row.try_get(5)?,
+                    attempts: row.try_get(6)?,
+                    next_attempt_at: row.try_get(7)?,
+                    last_error: row.try_get(8)?,
+                    created_at: row.try_get(9)?,
+                    updated_at: row.try_get(10)?,
+                })
+            }
+
+            #[async_trait]
+            impl NotifyStore for $store {
+                async fn player_by_id(&self, id: i64) -> StoreResult<Option<Player>> {
+                    let row = sqlx::query("SELECT id, name, email, created_at FROM players WHERE id = $1")
+                        .bind(id)
+                        .fetch_optional(&self.pool)
+                        .await?;
+                    match row {
+                        Some(row) => Ok(Some(Player {
+                            id: row.try_get(0)?,
+                            name: row.try_get(1)?,
+                            email: row.try_get(2)?,
+                            created_at: row.try_get(3)?,
+                        })),
+                        None => Ok(None),
+                    }
+                }
+
+                async fn notify_settings(&self, player_id: i64) -> StoreResult<NotifySettings> {
+                    let row = sqlx::query(
+                        "SELECT notify, webhook_url, webhook_secret, digest FROM players WHERE id = $1",
+                    )
+                    .bind(player_id)
+                    .fetch_optional(&self.pool)
+                    .await?;
+                    match row {
+                        Some(row) => Ok(NotifySettings {
+                            notify: row.try_get(0)?,
+                            webhook_url: row.try_get(1)?,
+                            webhook_secret: row.try_get(2)?,
+                            digest: row.try_get(3)?,
+                        }),
+                        None => Ok(NotifySettings::default()),
+                    }
+                }
+
+                async fn update_notify_settings(&self, player_id: i64, update: SettingsUpdate) -> StoreResult<()> {
+                    let mut tx = self.pool.begin().await?;
+                    if let Some(notify) = update.notify {
+                        sqlx::query("UPDATE players SET notify = $1 WHERE id = $2")
+                            .bind(notify)
+                            .bind(player_id)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                    if let Some((url, secret)) = update.webhook {
+                        sqlx::query("UPDATE players SET webhook_url = $1, webhook_secret = $2 WHERE id = $3")
+                            .bind(url)
+                            .bind(secret)
+                            .bind(player_id)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                    if let Some(digest) = update.digest {
+                        sqlx::query("UPDATE players SET digest = $1 WHERE id = $2")
+                            .bind(digest)
+                            .bind(player_id)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                    tx.commit().await?;
+                    Ok(())
+                }
+
+                async fn outbox(&self, limit: i64) -> StoreResult<Vec<(i64, i64)>> {
+                    let rows = sqlx::query(
+                        "SELECT id, notify_seq FROM players WHERE event_seq > notify_seq ORDER BY id LIMIT $1",
+                    )
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?;
+                    Ok(rows
+                        .iter()
+                        .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+                        .collect::<Result<_, sqlx::Error>>()?)
+                }
+
+                async fn enqueue(
+                    &self,
+                    player_id: i64,
+                    from: i64,
+                    to: i64,
+                    deliveries: Vec<NewDelivery>,
+                    now: i64,
+                ) -> StoreResult<bool> {
+                    let mut tx = self.pool.begin().await?;
+                    let moved = sqlx::query("UPDATE players SET notify_seq = $1 WHERE id = $2 AND notify_seq = $3")
+                        .bind(to)
+                        .bind(player_id)
+                        .bind(from)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    if moved != 1 {
+                        return Ok(false);
+                    }
+                    for d in deliveries {
+                        sqlx::query(
+                            "INSERT INTO deliveries (player_id, event_seq, channel, kind, status, attempts, \
+                             next_attempt_at, created_at, updated_at) \
+                             VALUES ($1, $2, $3, $4, 'pending', 0, $5, $6, $6) \
+                             ON CONFLICT (player_id, event_seq, channel) DO NOTHING",
+                        )
+                        .bind(player_id)
+                        .bind(d.event_seq)
+                        .bind(d.channel)
+                        .bind(d.kind)
+                        .bind(d.due_at)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(StoreError::from_write)?;
+                    }
+                    tx.commit().await?;
+                    Ok(true)
+                }
+
+                async fn due_deliveries(&self, now: i64, limit: i64) -> StoreResult<Vec<DeliveryRow>> {
+                    let rows = sqlx::query(&format!(
+                        "SELECT {DELIVERY_COLUMNS} FROM deliveries WHERE status = 'pending' \
+                         AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2"
+                    ))
+                    .bind(now)
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?;
+                    Ok(rows.iter().map(delivery).collect::<Result<_, _>>()?)
+                }
+
+                async fn claim_delivery(&self, row: &DeliveryRow, lease_until: i64, now: i64) -> StoreResult<bool> {
+                    let claimed = sqlx::query(
+                        "UPDATE deliveries SET next_attempt_at = $1, attempts = attempts + 1, updated_at = $2 \
+                         WHERE id = $3 AND status = 'pending' AND attempts = $4 AND next_attempt_at = $5",
+                    )
+                    .bind(lease_until)
+                    .bind(now)
+                    .bind(row.id)
+                    .bind(row.attempts)
+                    .bind(row.next_attempt_at)
+                    .execute(&self.pool)
+                    .await?
+                    .rows_affected();
+                    Ok(claimed == 1)
+                }
+
+                async fn settle_delivery(
+                    &self,
+                    id: i64,
+                    status: &str,
+                    next_attempt_at: i64,
+                    error: Option<&str>,
+                    now: i64,
+                ) -> StoreResult<()> {
+                    sqlx::query(
+                        "UPDATE deliveries SET status = $1, next_attempt_at = $2, last_error = $3, updated_at = $4 \
+                         WHERE id = $5",
+                    )
+                    .bind(status)
+                    .bind(next_attempt_at)
+                    .bind(error)
+                    .bind(now)
+                    .bind(id)
+                    .execute(&self.pool)
+                    .await?;
+                    Ok(())
+                }
+
+                async fn deliveries(
+                    &self,
+                    player_id: i64,
+                    before: Option<i64>,
+                    limit: i64,
+                ) -> StoreResult<Vec<DeliveryRow>> {
+                    let rows = sqlx::query(&format!(
+                        "SELECT {DELIVERY_COLUMNS} FROM deliveries WHERE player_id = $1 \
+                         AND ($2 IS NULL OR id < $2) ORDER BY id DESC LIMIT $3"
+                    ))
+                    .bind(player_id)
+                    .bind(before)
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?;
+                    Ok(rows.iter().map(delivery).collect::<Result<_, _>>()?)
+                }
+
+                async fn player_event(&self, player_id: i64, seq: i64) -> StoreResult<Option<EventRow>> {
+                    Ok(self.player_events(player_id, seq - 1, 1).await?.into_iter().find(|e| e.seq == seq))
+                }
+            }
+        }
+    };
+}
+
+pub(crate) use impl_notify_store;
