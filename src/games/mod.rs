@@ -716,15 +716,14 @@ impl Games {
                     Err(_deadline) => {
                         // Too late: the move is refused and the game is
                         // lost on time, as the sweeper would have done.
-                        let state = if self.time_out_locked(&mut hot, id).await? {
-                            Some(self.state(Some(player), id, None).await?)
-                        } else {
-                            None
-                        };
+                        // Ended here or, having lost a race, by a sweeper.
+                        self.time_out_locked(&mut hot, id).await?;
+                        drop(hot);
+                        let state = self.state(Some(player), id, None).await?;
                         return Err(Error::Conflict {
                             code: "time_out",
                             message: "your time ran out before this move".to_owned(),
-                            game: state.map(|s| Box::new(s.to_json())),
+                            game: Some(Box::new(state.to_json())),
                         });
                     }
                 }

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use lettre::message::header::ContentType;
-use lettre::message::Mailbox;
+use lettre::message::header::{ContentTransferEncoding, ContentType};
+use lettre::message::{Body, Mailbox};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use serde_json::Value;
@@ -71,7 +71,12 @@ impl Mailer {
             .to(to)
             .subject(mail.subject)
             .header(ContentType::TEXT_PLAIN)
-            .body(mail.text)
+            // Quoted-printable keeps the board readable in the raw mail
+            // and its lines short, whatever the characters.
+            .body(
+                Body::new_with_encoding(mail.text, ContentTransferEncoding::QuotedPrintable)
+                    .map_err(|_| "cannot encode the mail".to_owned())?,
+            )
             .map_err(|e| format!("cannot build the mail: {e}"))?;
         self.transport
             .send(message)

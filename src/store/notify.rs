@@ -70,6 +70,7 @@ pub trait NotifyStore: Send + Sync {
     /// read. Only the process that gets `true` sends it.
     async fn claim_delivery(&self, row: &DeliveryRow, lease_until: i64, now: i64) -> StoreResult<bool>;
     /// Records an attempt's result: `status` and, for another try, when.
+    /// A success keeps the last error, for the log.
     async fn settle_delivery(
         &self,
         id: i64,
@@ -268,8 +269,8 @@ macro_rules! impl_notify_store {
                     now: i64,
                 ) -> StoreResult<()> {
                     sqlx::query(
-                        "UPDATE deliveries SET status = $1, next_attempt_at = $2, last_error = $3, updated_at = $4 \
-                         WHERE id = $5",
+                        "UPDATE deliveries SET status = $1, next_attempt_at = $2, \
+                         last_error = COALESCE($3, last_error), updated_at = $4 WHERE id = $5",
                     )
                     .bind(status)
                     .bind(next_attempt_at)

@@ -1,0 +1,591 @@
+//! Correspondence play against the real server: games lost on time by the
+//! background sweeper (also across a restart and with two servers on one
+//! database), reminders, vacations, email to a real SMTP receiver and
+//! signed webhooks to a real HTTP receiver.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{Database, TestServer};
+use hmac::{Hmac, Mac};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use sha2::Sha256;
+use tavoliere::Config;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpListener;
+
+/// A config with short clock days and quick background passes.
+fn config(database: &Database, day_ms: i64, sweep_ms: u64) -> Config {
+    let mut config = Config::with_database(&database.url);
+    config.clock_day_ms = day_ms;
+    config.sweep_interval_ms = sweep_ms;
+    config.notify.notify_interval_ms = 25;
+    config.notify.notify_retry_ms = 40;
+    config.notify.webhook_allow_private = true;
+    config
+}
+
+/// Registers `name` with an email address; returns the token.
+async fn register(server: &TestServer, name: &str) -> String {
+    let (status, body) = server
+        .post(
+            "/players",
+            None,
+            json!({ "name": name, "password": "correct horse", "email": format!("{name}@example.org") }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    body["token"].as_str().expect("a token").to_owned()
+}
+
+/// A started two-player Gravity game under `time_control`.
+async fn start(server: &TestServer, alice: &str, bob: &str, time_control: Value) -> i64 {
+    let (status, body) = server
+        .post(
+            "/games",
+            Some(alice),
+            json!({ "game": "gravity", "opponents": ["bob"], "time_control": time_control }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let id = body["id"].as_i64().expect("an id");
+    let (status, body) = server.post_empty(&format!("/games/{id}/join"), Some(bob)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    id
+}
+
+async fn state(server: &TestServer, id: i64) -> Value {
+    let (status, body) = server.get(&format!("/games/{id}"), None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body
+}
+
+/// Plays the first legal move for whoever holds `token`.
+async fn play_first(server: &TestServer, id: i64, token: &str, message: Option<&str>) -> Value {
+    let game = state(server, id).await;
+    let mv = game["legal"][0].as_str().expect("a legal move").to_owned();
+    let (status, body) = server
+        .post(
+            &format!("/games/{id}/moves"),
+            Some(token),
+            json!({ "move": mv, "ply": game["ply"], "message": message }),
+        )
+        .await;
+    assert!(status.is_success(), "{body}");
+    body
+}
+
+/// Polls until `done` holds, for at most five seconds.
+async fn until<F, Fut>(what: &str, mut done: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    for _ in 0..250 {
+        if done().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+async fn finished(server: &TestServer, id: i64) -> bool {
+    state(server, id).await["status"] == "finished"
+}
+
+async fn events(server: &TestServer, id: i64) -> Vec<Value> {
+    let (status, body) = server.get(&format!("/games/{id}/events?limit=500"), None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["events"].as_array().expect("events").clone()
+}
+
+fn count(events: &[Value], kind: &str) -> usize {
+    events.iter().filter(|e| e["kind"] == kind).count()
+}
+
+async fn player_events(server: &TestServer, token: &str) -> Vec<Value> {
+    let (status, body) = server.get("/players/me/events?limit=500", Some(token)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["events"].as_array().expect("events").clone()
+}
+
+#[tokio::test]
+async fn the_sweeper_ends_a_game_lost_on_time_after_one_reminder() {
+    let database = Database::new().await;
+    // A day of 400 ms; reminders 12 "hours" (200 ms) before the deadline.
+    let mut config = config(&database, 400, 20);
+    config.reminder_hours = 12;
+    let server = TestServer::start_with(config).await;
+    let alice = register(&server, "alice").await;
+    let bob = register(&server, "bob").await;
+    let id = start(&server, &alice, &bob, json!({ "kind": "correspondence", "days_per_move": 1 })).await;
+    let game = state(&server, id).await;
+    let clock = &game["clock"];
+    assert_eq!(clock["kind"], "correspondence", "{game}");
+    assert_eq!(clock["running"], true);
+    let deadline = clock["deadline"].as_i64().expect("a deadline");
+    assert!(clock["remaining_ms"][0].as_i64().unwrap() <= 400);
+    assert_eq!(clock["remaining_ms"][1], 400);
+
+    until("the time-out", || finished(&server, id)).await;
+    let game = state(&server, id).await;
+    assert_eq!(game["outcome"]["reason"], "time", "{game}");
+    assert_eq!(game["outcome"]["winners"], json!([1]));
+    assert_eq!(game["clock"]["deadline"], Value::Null);
+    assert_eq!(game["clock"]["running"], false);
+    let log = events(&server, id).await;
+    assert_eq!(count(&log, "timeout"), 1, "{log:?}");
+    assert_eq!(count(&log, "finished"), 1);
+    let timeout = log.iter().find(|e| e["kind"] == "timeout").unwrap();
+    assert_eq!(timeout["payload"]["seat"], 0);
+    assert_eq!(timeout["payload"]["deadline"], deadline);
+    assert!(timeout["at"].is_string());
+
+    // One reminder, before the deadline, stating it exactly.
+    let mine = player_events(&server, &alice).await;
+    let reminders: Vec<&Value> = mine.iter().filter(|e| e["kind"] == "reminder").collect();
+    assert_eq!(reminders.len(), 1, "{mine:?}");
+    assert_eq!(reminders[0]["payload"]["deadline"], deadline);
+    assert_eq!(reminders[0]["payload"]["game"], id);
+    assert_eq!(count(&mine, "game_over"), 1);
+    assert!(player_events(&server, &bob).await.iter().all(|e| e["kind"] != "reminder"));
+    server.stop().await;
+    database.remove().await;
+}
+
+#[tokio::test]
+async fn moves_in_time_keep_the_game_and_a_late_move_loses_it() {
+    let database = Database::new().await;
+    // The sweeper waits an hour after its first pass: the move path alone
+    // must notice the flag fell.
+    let server = TestServer::start_with(config(&database, 86_400_000, 3_600_000)).await;
+    let alice = register(&server, "alice").await;
+    let bob = register(&server, "bob").await;
+    let id = start(
+        &server,
+        &alice,
+        &bob,
+        json!({ "kind": "live", "initial_seconds": 1, "increment_seconds": 2 }),
+    )
+    .await;
+    let answer = play_first(&server, id, &alice, None).await;
+    let clock = &answer["game"]["clock"];
+    assert_eq!(clock["kind"], "live", "{answer}");
+    // Alice used a little of her second and got two more.
+    let alice_left = clock["remaining_ms"][0].as_i64().unwrap();
+    assert!((2_000..3_000).contains(&alice_left), "{clock}");
+    let bob_left = clock["remaining_ms"][1].as_i64().unwrap();
+    assert!((900..=1_000).contains(&bob_left), "Bob's clock runs: {clock}");
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    let game = state(&server, id).await;
+    let mv = game["legal"][0].as_str().unwrap().to_owned();
+    let (status, body) = server
+        .post(&format!("/games/{id}/moves"), Some(&bob), json!({ "move": mv, "ply": 1 }))
+        .await;
+    common::assert_error(status, &body, StatusCode::CONFLICT, "time_out");
+    let game = state(&server, id).await;
+    assert_eq!(game["status"], "finished");
+    assert_eq!(game["outcome"], json!({ "winners": [0], "reason": "time" }));
+    assert_eq!(game["ply"], 1, "the late move was not stored");
+    assert_eq!(count(&events(&server, id).await, "timeout"), 1);
+
+    // Bad time controls are refused.
+    for bad in [
+        json!({ "kind": "correspondence", "days_per_move": 0 }),
+        json!({ "kind": "correspondence", "days_per_move": 31 }),
+        json!({ "kind": "live", "initial_seconds": 0, "increment_seconds": 0 }),
+    ] {
+        let (status, body) = server
+            .post("/games", Some(&alice), json!({ "game": "gravity", "time_control": bad }))
+            .await;
+        common::assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "bad_time_control");
+    }
+    let (status, _) = server
+        .post("/games", Some(&alice), json!({ "game": "gravity", "time_control": { "kind": "sudden" } }))
+        .await;
+    assert!(status.is_client_error());
+    let untimed = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
+    assert_eq!(state(&server, untimed).await["clock"], Value::Null);
+    server.stop().await;
+    database.remove().await;
+}
+
+#[tokio::test]
+async fn a_restart_between_deadline_and_sweep_ends_the_game_once() {
+    let database = Database::new().await;
+    let first = TestServer::start_with(config(&database, 300, 3_600_000)).await;
+    let alice = register(&first, "alice").await;
+    let bob = register(&first, "bob").await;
+    let id = start(&first, &alice, &bob, json!({ "kind": "correspondence", "days_per_move": 1 })).await;
+    let deadline = state(&first, id).await["clock"]["deadline"].as_i64().unwrap();
+    first.stop().await;
+    // The deadline passes while no server runs.
+    let wait = deadline - tavoliere::games::now() + 50;
+    tokio::time::sleep(Duration::from_millis(wait.max(0) as u64)).await;
+    let second = TestServer::start_with(config(&database, 300, 20)).await;
+    until("the time-out after the restart", || finished(&second, id)).await;
+    // More sweeps find nothing more to do.
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let log = events(&second, id).await;
+    assert_eq!(count(&log, "timeout"), 1, "{log:?}");
+    assert_eq!(count(&log, "finished"), 1);
+    second.stop().await;
+    database.remove().await;
+}
+
+#[tokio::test]
+async fn two_servers_sweeping_one_database_end_each_game_once() {
+    let database = Database::new().await;
+    let one = TestServer::start_with(config(&database, 250, 5)).await;
+    let two = TestServer::start_with(config(&database, 250, 5)).await;
+    let alice = register(&one, "alice").await;
+    let bob = register(&one, "bob").await;
+    let mut ids = Vec::new();
+    for _ in 0..6 {
+        ids.push(start(&one, &alice, &bob, json!({ "kind": "correspondence", "days_per_move": 1 })).await);
+    }
+    for id in &ids {
+        until("every time-out", || finished(&two, *id)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    for id in &ids {
+        let log = events(&one, *id).await;
+        assert_eq!(count(&log, "timeout"), 1, "game {id}: {log:?}");
+        assert_eq!(count(&log, "finished"), 1, "game {id}");
+    }
+    // Each player heard once per game that it was over.
+    for token in [&alice, &bob] {
+        assert_eq!(count(&player_events(&one, token).await, "game_over"), ids.len());
+    }
+    one.stop().await;
+    two.stop().await;
+    database.remove().await;
+}
+
+#[tokio::test]
+async fn vacation_stops_the_correspondence_clock() {
+    let database = Database::new().await;
+    let mut config = config(&database, 400, 20);
+    config.vacation_days = 3;
+    let server = TestServer::start_with(config).await;
+    let alice = register(&server, "alice").await;
+    let bob = register(&server, "bob").await;
+    let id = start(&server, &alice, &bob, json!({ "kind": "correspondence", "days_per_move": 1 })).await;
+    let before = state(&server, id).await["clock"]["deadline"].as_i64().unwrap();
+
+    let (status, me) = server.post("/players/me/vacation", Some(&alice), json!({ "days": 1 })).await;
+    assert_eq!(status, StatusCode::OK, "{me}");
+    assert_eq!(me["vacation_days_left"], 2);
+    let until_ms = me["vacation_until"].as_i64().expect("vacation_until");
+    let game = state(&server, id).await;
+    assert_eq!(game["clock"]["running"], false, "{game}");
+    let after = game["clock"]["deadline"].as_i64().unwrap();
+    // The whole vacation falls before the old deadline: it moves by a day.
+    assert_eq!(after, before + 400);
+    assert_eq!(until_ms + (before - (until_ms - 400)), after);
+
+    // While on vacation: the allowance, overlaps and hostile input.
+    let (status, body) = server.post("/players/me/vacation", Some(&alice), json!({ "days": 1 })).await;
+    common::assert_error(status, &body, StatusCode::CONFLICT, "vacation_overlaps");
+    for bad in [json!({ "days": 0 }), json!({ "days": 3 }), json!({ "days": -1 })] {
+        let (status, body) = server.post("/players/me/vacation", Some(&alice), bad).await;
+        common::assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "bad_days");
+    }
+    let (status, body) = server
+        .post("/players/me/vacation", Some(&alice), json!({ "days": 1, "start": 0 }))
+        .await;
+    common::assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "bad_start");
+    let (status, _) = server.post("/players/me/vacation", Some(&alice), json!({ "weeks": 1 })).await;
+    assert!(status.is_client_error());
+    let (status, _) = server.post("/players/me/vacation", None, json!({ "days": 1 })).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+
+    // Past the old deadline the game goes on; past the new one it ends.
+    let wait = before - tavoliere::games::now() + 100;
+    tokio::time::sleep(Duration::from_millis(wait.max(0) as u64)).await;
+    assert_eq!(state(&server, id).await["status"], "active");
+    until("the time-out after the vacation", || finished(&server, id)).await;
+    let timeout = events(&server, id).await.into_iter().find(|e| e["kind"] == "timeout").unwrap();
+    assert_eq!(timeout["payload"]["deadline"], after);
+
+    server.stop().await;
+    database.remove().await;
+}
+
+/// A minimal SMTP server: enough of RFC 5321 for one client at a time.
+/// Returns its port and the messages it accepted (envelope and data).
+async fn smtp_receiver() -> (u16, Arc<Mutex<Vec<(Vec<String>, String)>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let store = received.clone();
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let (read, mut write) = socket.into_split();
+                let mut lines = BufReader::new(read).lines();
+                let _ = write.write_all(b"220 test.local ESMTP ready\r\n").await;
+                let mut envelope = Vec::new();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    let verb = line.split_whitespace().next().unwrap_or("").to_ascii_uppercase();
+                    let answer: &[u8] = match verb.as_str() {
+                        "EHLO" => b"250-test.local\r\n250 8BITMIME\r\n",
+                        "HELO" => b"250 test.local\r\n",
+                        "MAIL" | "RCPT" => {
+                            envelope.push(line.clone());
+                            b"250 OK\r\n"
+                        }
+                        "DATA" => {
+                            let _ = write.write_all(b"354 go ahead\r\n").await;
+                            let mut data = String::new();
+                            while let Ok(Some(line)) = lines.next_line().await {
+                                if line == "." {
+                                    break;
+                                }
+                                data.push_str(line.strip_prefix('.').unwrap_or(&line));
+                                data.push('\n');
+                            }
+                            store.lock().unwrap().push((std::mem::take(&mut envelope), data));
+                            b"250 queued\r\n"
+                        }
+                        "RSET" | "NOOP" => b"250 OK\r\n",
+                        "QUIT" => {
+                            let _ = write.write_all(b"221 bye\r\n").await;
+                            break;
+                        }
+                        _ => b"502 not implemented\r\n",
+                    };
+                    if write.write_all(answer).await.is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    (port, received)
+}
+
+/// Undoes quoted-printable (soft line breaks and `=XX`).
+fn unquote(text: &str) -> String {
+    let joined = text.replace("=\n", "");
+    let bytes = joined.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'=' && i + 2 < bytes.len() {
+            if let Ok(byte) = u8::from_str_radix(&joined[i + 1..i + 3], 16) {
+                out.push(byte);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[tokio::test]
+async fn your_turn_mail_reaches_a_real_smtp_server() {
+    let (port, received) = smtp_receiver().await;
+    let database = Database::new().await;
+    let mut config = config(&database, 86_400_000, 3_600_000);
+    config.notify.smtp_host = Some("127.0.0.1".to_owned());
+    config.notify.smtp_port = Some(port);
+    config.notify.smtp_security = tavoliere::notify::SmtpSecurity::None;
+    config.notify.mail_from = "Tavoliere <games@tavoliere.test>".to_owned();
+    config.notify.base_url = "https://tavoliere.test/".to_owned();
+    let server = TestServer::start_with(config).await;
+    let alice = register(&server, "alice").await;
+    let bob = register(&server, "bob").await;
+    // Bob hears about his turn only; Alice about nothing.
+    let none = json!({ "your_turn": [], "invited": [], "game_over": [], "reminder": [] });
+    let (status, body) = server.send(server.client.patch(server.url("/players/me")).bearer_auth(&alice).json(&json!({ "notify": none }))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let only_turns = json!({ "your_turn": ["email"], "invited": [], "game_over": [], "reminder": [] });
+    let (status, body) = server.send(server.client.patch(server.url("/players/me")).bearer_auth(&bob).json(&json!({ "notify": only_turns }))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["notify"]["your_turn"], json!(["email"]));
+    let id = start(&server, &alice, &bob, json!({ "kind": "correspondence", "days_per_move": 3 })).await;
+    let answer = play_first(&server, id, &alice, Some("Your move, Bob.\nGood luck!")).await;
+    let notation = answer["move"]["move"].as_str().unwrap().to_owned();
+    let deadline = answer["game"]["clock"]["deadline"].as_i64().unwrap();
+
+    until("the mail", || {
+        let received = received.clone();
+        async move { !received.lock().unwrap().is_empty() }
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mails = received.lock().unwrap().clone();
+    assert_eq!(mails.len(), 1, "one mail, to Bob only: {mails:?}");
+    let (envelope, data) = &mails[0];
+    assert!(envelope[0].contains("<games@tavoliere.test>"), "{envelope:?}");
+    assert!(envelope[1].contains("<bob@example.org>"), "{envelope:?}");
+    let (headers, body) = data.split_once("\n\n").expect("headers and body");
+    assert!(headers.contains("From: Tavoliere <games@tavoliere.test>"), "{headers}");
+    assert!(headers.contains("To: bob <bob@example.org>"), "{headers}");
+    assert!(headers.contains(&format!("Subject: Your turn in Forza 4 Centrifuga #{id}")), "{headers}");
+    assert!(headers.contains("Content-Type: text/plain; charset=utf-8"), "{headers}");
+    let body = unquote(body);
+    assert!(body.contains("it is your turn, bob (move 2)"), "{body}");
+    assert!(body.contains(&format!("alice played {notation}")), "{body}");
+    assert!(body.contains("> Your move, Bob.\n> Good luck!"), "{body}");
+    let board = server.get_text(&format!("/games/{id}/board.txt"), None).await.2;
+    assert!(body.contains(board.trim_end()), "the board as text:\n{body}\n---\n{board}");
+    assert!(
+        body.contains(&format!("Deadline: {} (UTC)", tavoliere::games::timestamp(deadline))),
+        "{body}"
+    );
+    assert!(body.contains(&format!("https://tavoliere.test/games/{id}")), "{body}");
+
+    let (status, log) = server.get("/players/me/deliveries", Some(&bob)).await;
+    assert_eq!(status, StatusCode::OK, "{log}");
+    let log = log["deliveries"].as_array().unwrap();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert_eq!(log[0]["channel"], "email");
+    assert_eq!(log[0]["kind"], "your_turn");
+    assert_eq!(log[0]["status"], "sent");
+    assert_eq!(log[0]["attempts"], 1);
+    server.stop().await;
+    database.remove().await;
+}
+
+type Received = Arc<Mutex<Vec<(i64, Value)>>>;
+
+/// A webhook receiver that checks signatures with `secret` (set once known)
+/// and answers 500 to the first `failures` valid requests.
+async fn webhook_receiver(failures: usize) -> (String, Arc<Mutex<String>>, Received, Arc<Mutex<usize>>) {
+    use axum::http::{HeaderMap, StatusCode as Code};
+    let secret = Arc::new(Mutex::new(String::new()));
+    let received: Received = Arc::new(Mutex::new(Vec::new()));
+    let attempts = Arc::new(Mutex::new(0usize));
+    let (s, r, a) = (secret.clone(), received.clone(), attempts.clone());
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |headers: HeaderMap, body: axum::body::Bytes| {
+            let (secret, received, attempts) = (s.clone(), r.clone(), a.clone());
+            async move {
+                let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+                let timestamp = header("x-tavoliere-timestamp");
+                let mut mac = Hmac::<Sha256>::new_from_slice(secret.lock().unwrap().as_bytes()).unwrap();
+                mac.update(timestamp.as_bytes());
+                mac.update(b".");
+                mac.update(&body);
+                let expected = format!("sha256={}", hex::encode(mac.finalize().into_bytes()));
+                let fresh = timestamp
+                    .parse::<i64>()
+                    .is_ok_and(|t| (t - tavoliere::games::now() / 1000).abs() < 300);
+                if header("x-tavoliere-signature") != expected || !fresh {
+                    return Code::UNAUTHORIZED;
+                }
+                let mut n = attempts.lock().unwrap();
+                *n += 1;
+                if *n <= failures {
+                    return Code::INTERNAL_SERVER_ERROR;
+                }
+                let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                received.lock().unwrap().push((*n as i64, value));
+                Code::NO_CONTENT
+            }
+        }),
+    );
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    (url, secret, received, attempts)
+}
+
+#[tokio::test]
+async fn webhooks_are_signed_retried_and_logged() {
+    let (url, secret, received, attempts) = webhook_receiver(2).await;
+    let database = Database::new().await;
+    let server = TestServer::start_with(config(&database, 86_400_000, 3_600_000)).await;
+    let alice = register(&server, "alice").await;
+    let bob = register(&server, "bob").await;
+    let patch = |token: &str, body: Value| server.client.patch(server.url("/players/me")).bearer_auth(token.to_owned()).json(&body);
+    let (status, me) = server
+        .send(patch(&bob, json!({ "webhook_url": url, "notify": { "your_turn": ["webhook"], "invited": [], "game_over": [], "reminder": [] } })))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{me}");
+    assert_eq!(me["webhook_url"], url);
+    let key = me["webhook_secret"].as_str().expect("the secret, once").to_owned();
+    assert_eq!(key.len(), 64);
+    *secret.lock().unwrap() = key;
+    let (_, again) = server.get("/players/me", Some(&bob)).await;
+    assert_eq!(again["webhook_secret"], Value::Null, "shown only once: {again}");
+    assert_eq!(again["webhook_url"], url);
+
+    let id = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
+    let answer = play_first(&server, id, &alice, None).await;
+    until("the webhook after two failures", || {
+        let received = received.clone();
+        async move { !received.lock().unwrap().is_empty() }
+    })
+    .await;
+    let (n, event) = received.lock().unwrap()[0].clone();
+    assert_eq!(n, 3, "two failures, then success");
+    assert_eq!(event["type"], "player_event");
+    assert_eq!(event["kind"], "your_turn");
+    assert_eq!(event["player"], "bob");
+    assert_eq!(event["data"]["game"], id);
+    assert_eq!(event["data"]["ply"], answer["game"]["ply"]);
+    let (status, log) = server.get("/players/me/deliveries", Some(&bob)).await;
+    assert_eq!(status, StatusCode::OK);
+    let log = log["deliveries"].as_array().unwrap();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert_eq!(log[0]["channel"], "webhook");
+    assert_eq!(log[0]["status"], "sent");
+    assert_eq!(log[0]["attempts"], 3);
+    assert!(log[0]["last_error"].as_str().unwrap().contains("500"), "{log:?}");
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert_eq!(*attempts.lock().unwrap(), 3, "nothing sent twice once delivered");
+    assert_eq!(received.lock().unwrap().len(), 1);
+    // Alice chose nothing and has no webhook: her log is empty.
+    let (_, log) = server.get("/players/me/deliveries", Some(&alice)).await;
+    assert_eq!(log["deliveries"], json!([]));
+
+    // Hostile settings change nothing.
+    for (body, code) in [
+        (json!({ "webhook_url": "ftp://example.org/" }), "bad_webhook_url"),
+        (json!({ "webhook_url": "not a url" }), "bad_webhook_url"),
+        (json!({ "notify": { "moves": ["email"] } }), "bad_notify"),
+        (json!({ "notify": { "your_turn": ["pigeon"] } }), "bad_notify"),
+    ] {
+        let (status, answer) = server.send(patch(&bob, body)).await;
+        common::assert_error(status, &answer, StatusCode::UNPROCESSABLE_ENTITY, code);
+    }
+    let (status, answer) = server.send(patch(&bob, json!({ "webhook_url": null }))).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["webhook_url"], Value::Null);
+    server.stop().await;
+    database.remove().await;
+}
+
+#[tokio::test]
+async fn webhooks_to_private_addresses_are_refused_by_default() {
+    let database = Database::new().await;
+    let mut config = config(&database, 86_400_000, 3_600_000);
+    config.notify.webhook_allow_private = false;
+    let server = TestServer::start_with(config).await;
+    let alice = register(&server, "alice").await;
+    for url in ["http://127.0.0.1:9/hook", "http://localhost/hook", "http://[::1]/", "http://10.0.0.1/"] {
+        let (status, body) = server
+            .send(server.client.patch(server.url("/players/me")).bearer_auth(&alice).json(&json!({ "webhook_url": url })))
+            .await;
+        common::assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "bad_webhook_url");
+    }
+    let (status, body) = server
+        .send(server.client.patch(server.url("/players/me")).bearer_auth(&alice).json(&json!({ "webhook_url": "https://example.org/hook" })))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    server.stop().await;
+    database.remove().await;
+}
