@@ -22,7 +22,7 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Some(Command::Serve(config)) => serve(config),
+        Some(Command::Serve(config)) => serve(*config),
         None => serve(cli.serve),
     }
 }

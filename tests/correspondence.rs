@@ -122,7 +122,13 @@ async fn the_sweeper_ends_a_game_lost_on_time_after_one_reminder() {
     let server = TestServer::start_with(config).await;
     let alice = register(&server, "alice").await;
     let bob = register(&server, "bob").await;
-    let id = start(&server, &alice, &bob, json!({ "kind": "correspondence", "days_per_move": 1 })).await;
+    let id = start(
+        &server,
+        &alice,
+        &bob,
+        json!({ "kind": "correspondence", "days_per_move": 1 }),
+    )
+    .await;
     let game = state(&server, id).await;
     let clock = &game["clock"];
     assert_eq!(clock["kind"], "correspondence", "{game}");
@@ -152,7 +158,10 @@ async fn the_sweeper_ends_a_game_lost_on_time_after_one_reminder() {
     assert_eq!(reminders[0]["payload"]["deadline"], deadline);
     assert_eq!(reminders[0]["payload"]["game"], id);
     assert_eq!(count(&mine, "game_over"), 1);
-    assert!(player_events(&server, &bob).await.iter().all(|e| e["kind"] != "reminder"));
+    assert!(player_events(&server, &bob)
+        .await
+        .iter()
+        .all(|e| e["kind"] != "reminder"));
     server.stop().await;
     database.remove().await;
 }
@@ -184,7 +193,11 @@ async fn moves_in_time_keep_the_game_and_a_late_move_loses_it() {
     let game = state(&server, id).await;
     let mv = game["legal"][0].as_str().unwrap().to_owned();
     let (status, body) = server
-        .post(&format!("/games/{id}/moves"), Some(&bob), json!({ "move": mv, "ply": 1 }))
+        .post(
+            &format!("/games/{id}/moves"),
+            Some(&bob),
+            json!({ "move": mv, "ply": 1 }),
+        )
         .await;
     common::assert_error(status, &body, StatusCode::CONFLICT, "time_out");
     let game = state(&server, id).await;
@@ -200,12 +213,20 @@ async fn moves_in_time_keep_the_game_and_a_late_move_loses_it() {
         json!({ "kind": "live", "initial_seconds": 0, "increment_seconds": 0 }),
     ] {
         let (status, body) = server
-            .post("/games", Some(&alice), json!({ "game": "gravity", "time_control": bad }))
+            .post(
+                "/games",
+                Some(&alice),
+                json!({ "game": "gravity", "time_control": bad }),
+            )
             .await;
         common::assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "bad_time_control");
     }
     let (status, _) = server
-        .post("/games", Some(&alice), json!({ "game": "gravity", "time_control": { "kind": "sudden" } }))
+        .post(
+            "/games",
+            Some(&alice),
+            json!({ "game": "gravity", "time_control": { "kind": "sudden" } }),
+        )
         .await;
     assert!(status.is_client_error());
     let untimed = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
@@ -220,7 +241,13 @@ async fn a_restart_between_deadline_and_sweep_ends_the_game_once() {
     let first = TestServer::start_with(config(&database, 300, 3_600_000)).await;
     let alice = register(&first, "alice").await;
     let bob = register(&first, "bob").await;
-    let id = start(&first, &alice, &bob, json!({ "kind": "correspondence", "days_per_move": 1 })).await;
+    let id = start(
+        &first,
+        &alice,
+        &bob,
+        json!({ "kind": "correspondence", "days_per_move": 1 }),
+    )
+    .await;
     let deadline = state(&first, id).await["clock"]["deadline"].as_i64().unwrap();
     first.stop().await;
     // The deadline passes while no server runs.
@@ -246,7 +273,15 @@ async fn two_servers_sweeping_one_database_end_each_game_once() {
     let bob = register(&one, "bob").await;
     let mut ids = Vec::new();
     for _ in 0..6 {
-        ids.push(start(&one, &alice, &bob, json!({ "kind": "correspondence", "days_per_move": 1 })).await);
+        ids.push(
+            start(
+                &one,
+                &alice,
+                &bob,
+                json!({ "kind": "correspondence", "days_per_move": 1 }),
+            )
+            .await,
+        );
     }
     for id in &ids {
         until("every time-out", || finished(&two, *id)).await;
@@ -274,10 +309,18 @@ async fn vacation_stops_the_correspondence_clock() {
     let server = TestServer::start_with(config).await;
     let alice = register(&server, "alice").await;
     let bob = register(&server, "bob").await;
-    let id = start(&server, &alice, &bob, json!({ "kind": "correspondence", "days_per_move": 1 })).await;
+    let id = start(
+        &server,
+        &alice,
+        &bob,
+        json!({ "kind": "correspondence", "days_per_move": 1 }),
+    )
+    .await;
     let before = state(&server, id).await["clock"]["deadline"].as_i64().unwrap();
 
-    let (status, me) = server.post("/players/me/vacation", Some(&alice), json!({ "days": 1 })).await;
+    let (status, me) = server
+        .post("/players/me/vacation", Some(&alice), json!({ "days": 1 }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{me}");
     assert_eq!(me["vacation_days_left"], 2);
     let until_ms = me["vacation_until"].as_i64().expect("vacation_until");
@@ -289,7 +332,9 @@ async fn vacation_stops_the_correspondence_clock() {
     assert_eq!(until_ms + (before - (until_ms - 400)), after);
 
     // While on vacation: the allowance, overlaps and hostile input.
-    let (status, body) = server.post("/players/me/vacation", Some(&alice), json!({ "days": 1 })).await;
+    let (status, body) = server
+        .post("/players/me/vacation", Some(&alice), json!({ "days": 1 }))
+        .await;
     common::assert_error(status, &body, StatusCode::CONFLICT, "vacation_overlaps");
     for bad in [json!({ "days": 0 }), json!({ "days": 3 }), json!({ "days": -1 })] {
         let (status, body) = server.post("/players/me/vacation", Some(&alice), bad).await;
@@ -299,7 +344,9 @@ async fn vacation_stops_the_correspondence_clock() {
         .post("/players/me/vacation", Some(&alice), json!({ "days": 1, "start": 0 }))
         .await;
     common::assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "bad_start");
-    let (status, _) = server.post("/players/me/vacation", Some(&alice), json!({ "weeks": 1 })).await;
+    let (status, _) = server
+        .post("/players/me/vacation", Some(&alice), json!({ "weeks": 1 }))
+        .await;
     assert!(status.is_client_error());
     let (status, _) = server.post("/players/me/vacation", None, json!({ "days": 1 })).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
@@ -309,7 +356,11 @@ async fn vacation_stops_the_correspondence_clock() {
     tokio::time::sleep(Duration::from_millis(wait.max(0) as u64)).await;
     assert_eq!(state(&server, id).await["status"], "active");
     until("the time-out after the vacation", || finished(&server, id)).await;
-    let timeout = events(&server, id).await.into_iter().find(|e| e["kind"] == "timeout").unwrap();
+    let timeout = events(&server, id)
+        .await
+        .into_iter()
+        .find(|e| e["kind"] == "timeout")
+        .unwrap();
     assert_eq!(timeout["payload"]["deadline"], after);
 
     server.stop().await;
@@ -405,13 +456,35 @@ async fn your_turn_mail_reaches_a_real_smtp_server() {
     let bob = register(&server, "bob").await;
     // Bob hears about his turn only; Alice about nothing.
     let none = json!({ "your_turn": [], "invited": [], "game_over": [], "reminder": [] });
-    let (status, body) = server.send(server.client.patch(server.url("/players/me")).bearer_auth(&alice).json(&json!({ "notify": none }))).await;
+    let (status, body) = server
+        .send(
+            server
+                .client
+                .patch(server.url("/players/me"))
+                .bearer_auth(&alice)
+                .json(&json!({ "notify": none })),
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let only_turns = json!({ "your_turn": ["email"], "invited": [], "game_over": [], "reminder": [] });
-    let (status, body) = server.send(server.client.patch(server.url("/players/me")).bearer_auth(&bob).json(&json!({ "notify": only_turns }))).await;
+    let (status, body) = server
+        .send(
+            server
+                .client
+                .patch(server.url("/players/me"))
+                .bearer_auth(&bob)
+                .json(&json!({ "notify": only_turns })),
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["notify"]["your_turn"], json!(["email"]));
-    let id = start(&server, &alice, &bob, json!({ "kind": "correspondence", "days_per_move": 3 })).await;
+    let id = start(
+        &server,
+        &alice,
+        &bob,
+        json!({ "kind": "correspondence", "days_per_move": 3 }),
+    )
+    .await;
     let answer = play_first(&server, id, &alice, Some("Your move, Bob.\nGood luck!")).await;
     let notation = answer["move"]["move"].as_str().unwrap().to_owned();
     let deadline = answer["game"]["clock"]["deadline"].as_i64().unwrap();
@@ -430,14 +503,20 @@ async fn your_turn_mail_reaches_a_real_smtp_server() {
     let (headers, body) = data.split_once("\n\n").expect("headers and body");
     assert!(headers.contains("From: Tavoliere <games@tavoliere.test>"), "{headers}");
     assert!(headers.contains("To: bob <bob@example.org>"), "{headers}");
-    assert!(headers.contains(&format!("Subject: Your turn in Forza 4 Centrifuga #{id}")), "{headers}");
+    assert!(
+        headers.contains(&format!("Subject: Your turn in Forza 4 Centrifuga #{id}")),
+        "{headers}"
+    );
     assert!(headers.contains("Content-Type: text/plain; charset=utf-8"), "{headers}");
     let body = unquote(body);
     assert!(body.contains("it is your turn, bob (move 2)"), "{body}");
     assert!(body.contains(&format!("alice played {notation}")), "{body}");
     assert!(body.contains("> Your move, Bob.\n> Good luck!"), "{body}");
     let board = server.get_text(&format!("/games/{id}/board.txt"), None).await.2;
-    assert!(body.contains(board.trim_end()), "the board as text:\n{body}\n---\n{board}");
+    assert!(
+        body.contains(board.trim_end()),
+        "the board as text:\n{body}\n---\n{board}"
+    );
     assert!(
         body.contains(&format!("Deadline: {} (UTC)", tavoliere::games::timestamp(deadline))),
         "{body}"
@@ -510,7 +589,13 @@ async fn webhooks_are_signed_retried_and_logged() {
     let server = TestServer::start_with(config(&database, 86_400_000, 3_600_000)).await;
     let alice = register(&server, "alice").await;
     let bob = register(&server, "bob").await;
-    let patch = |token: &str, body: Value| server.client.patch(server.url("/players/me")).bearer_auth(token.to_owned()).json(&body);
+    let patch = |token: &str, body: Value| {
+        server
+            .client
+            .patch(server.url("/players/me"))
+            .bearer_auth(token.to_owned())
+            .json(&body)
+    };
     let (status, me) = server
         .send(patch(&bob, json!({ "webhook_url": url, "notify": { "your_turn": ["webhook"], "invited": [], "game_over": [], "reminder": [] } })))
         .await;
@@ -576,14 +661,31 @@ async fn webhooks_to_private_addresses_are_refused_by_default() {
     config.notify.webhook_allow_private = false;
     let server = TestServer::start_with(config).await;
     let alice = register(&server, "alice").await;
-    for url in ["http://127.0.0.1:9/hook", "http://localhost/hook", "http://[::1]/", "http://10.0.0.1/"] {
+    for url in [
+        "http://127.0.0.1:9/hook",
+        "http://localhost/hook",
+        "http://[::1]/",
+        "http://10.0.0.1/",
+    ] {
         let (status, body) = server
-            .send(server.client.patch(server.url("/players/me")).bearer_auth(&alice).json(&json!({ "webhook_url": url })))
+            .send(
+                server
+                    .client
+                    .patch(server.url("/players/me"))
+                    .bearer_auth(&alice)
+                    .json(&json!({ "webhook_url": url })),
+            )
             .await;
         common::assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "bad_webhook_url");
     }
     let (status, body) = server
-        .send(server.client.patch(server.url("/players/me")).bearer_auth(&alice).json(&json!({ "webhook_url": "https://example.org/hook" })))
+        .send(
+            server
+                .client
+                .patch(server.url("/players/me"))
+                .bearer_auth(&alice)
+                .json(&json!({ "webhook_url": "https://example.org/hook" })),
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     server.stop().await;

@@ -20,7 +20,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the server (the default without a subcommand).
-    Serve(Config),
+    Serve(Box<Config>),
     /// Answer rules questions as JSON lines: read one request per line on
     /// stdin, e.g. {"game":"pente","variant":"pro","moves":["k10","k11"]},
     /// and write one answer per line on stdout (status, to_move, legal,

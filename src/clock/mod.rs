@@ -188,10 +188,7 @@ fn active_ms(from: i64, to: i64, pauses: &[Pause]) -> i64 {
     if to <= from {
         return 0;
     }
-    let paused: i64 = pauses
-        .iter()
-        .map(|p| (p.end.min(to) - p.start.max(from)).max(0))
-        .sum();
+    let paused: i64 = pauses.iter().map(|p| (p.end.min(to) - p.start.max(from)).max(0)).sum();
     to - from - paused
 }
 
@@ -249,7 +246,7 @@ impl Clock {
     }
 
     /// Only correspondence clocks stop for vacations.
-    fn pauses<'a>(self, pauses: &'a [Pause]) -> &'a [Pause] {
+    fn pauses(self, pauses: &[Pause]) -> &[Pause] {
         if self.control.is_correspondence() {
             pauses
         } else {
@@ -412,7 +409,10 @@ mod tests {
         assert_eq!(clock.deadline(&next, 1, &[]), Some(70_000));
         assert_eq!(clock.after_move(&next, 1, 70_000, &[]), Err(70_000));
         // Vacations do not stop live clocks.
-        let pause = [Pause { start: 0, end: 1_000_000 }];
+        let pause = [Pause {
+            start: 0,
+            end: 1_000_000,
+        }];
         assert_eq!(clock.deadline(&state, 0, &pause), Some(60_000));
     }
 
@@ -436,7 +436,10 @@ mod tests {
         assert_eq!(clock.deadline(&state, 0, &early), Some(2 * DAY));
         // Two vacations in one turn both count.
         let two = [
-            Pause { start: DAY, end: 2 * DAY },
+            Pause {
+                start: DAY,
+                end: 2 * DAY,
+            },
             Pause {
                 start: 5 * DAY / 2,
                 end: 3 * DAY,
@@ -448,7 +451,10 @@ mod tests {
         assert!(!view.running);
         assert_eq!(view.remaining_ms[0], DAY);
         assert_eq!(clock.view(&state, Some(0), 3 * DAY, &pause).remaining_ms[0], DAY);
-        assert_eq!(clock.view(&state, Some(0), 9 * DAY / 2, &pause).remaining_ms[0], DAY / 2);
+        assert_eq!(
+            clock.view(&state, Some(0), 9 * DAY / 2, &pause).remaining_ms[0],
+            DAY / 2
+        );
         // Moving after the old deadline but within the paused one is in time.
         assert!(clock.after_move(&state, 0, 4 * DAY, &pause).is_ok());
     }
@@ -488,6 +494,9 @@ mod tests {
         }
         assert!(serde_json::from_str::<TimeControl>(r#"{"kind":"blitz"}"#).is_err());
         assert!(serde_json::from_str::<TimeControl>(r#"{"kind":"live","initial_seconds":1}"#).is_err());
-        assert_eq!(serde_json::from_str::<TimeControl>(r#"{"kind":"none"}"#).unwrap(), TimeControl::None);
+        assert_eq!(
+            serde_json::from_str::<TimeControl>(r#"{"kind":"none"}"#).unwrap(),
+            TimeControl::None
+        );
     }
 }

@@ -313,7 +313,10 @@ impl Games {
         let (Some(state), Some(seat), true) = (state, update.to_move, update.status == "active") else {
             return;
         };
-        let Some(deadline) = usize::try_from(seat).ok().and_then(|s| clock.deadline(&state, s, pauses)) else {
+        let Some(deadline) = usize::try_from(seat)
+            .ok()
+            .and_then(|s| clock.deadline(&state, s, pauses))
+        else {
             return;
         };
         update.deadline = Some(deadline);

@@ -25,9 +25,11 @@ impl Games {
         for _ in 0..ATTEMPTS {
             let record = self.load(id).await?;
             let row = &record.row;
-            let (Some(state), Some(seat), true) =
-                (ClockState::from_stored(row.clock.as_ref()), row.to_move, row.status == "active")
-            else {
+            let (Some(state), Some(seat), true) = (
+                ClockState::from_stored(row.clock.as_ref()),
+                row.to_move,
+                row.status == "active",
+            ) else {
                 return Ok(false);
             };
             let pauses = self.pauses_at(&record, Some(seat), None).await?;
@@ -39,7 +41,9 @@ impl Games {
             if update.now < deadline {
                 if row.deadline != Some(deadline) {
                     // Stale after a vacation: store the real one.
-                    self.store.set_deadline(id, row.event_seq, Some(deadline), row.reminder_at).await?;
+                    self.store
+                        .set_deadline(id, row.event_seq, Some(deadline), row.reminder_at)
+                        .await?;
                 }
                 return Ok(false);
             }
@@ -49,9 +53,10 @@ impl Games {
                 .iter()
                 .find(|s| s.seat == seat)
                 .and_then(|s| s.player.as_ref().map(|(_, name)| name.clone()));
-            update
-                .events
-                .push(event("timeout", json!({ "seat": seat, "player": player, "deadline": deadline })));
+            update.events.push(event(
+                "timeout",
+                json!({ "seat": seat, "player": player, "deadline": deadline }),
+            ));
             finish(&record, &mut update, timeout_outcome(&record, seat));
             let mut spent = state;
             if let Some(left) = spent.remaining_ms.get_mut(index) {

@@ -55,7 +55,11 @@ impl MeJson {
             webhook_secret: new_secret,
             digest: settings.digest,
             vacation_days_left: allowance(state) - days_used(state, &vacations, year_of(now)),
-            vacation_until: vacations.iter().filter(|(_, end)| *end > now).map(|(_, end)| *end).max(),
+            vacation_until: vacations
+                .iter()
+                .filter(|(_, end)| *end > now)
+                .map(|(_, end)| *end)
+                .max(),
         })
     }
 }
@@ -147,7 +151,10 @@ async fn vacation(
     }
     let end = start + body.days * state.config.clock_day_ms;
     if vacations.iter().any(|(s, e)| *s < end && start < *e) {
-        return Err(Error::conflict("vacation_overlaps", "this vacation overlaps another one"));
+        return Err(Error::conflict(
+            "vacation_overlaps",
+            "this vacation overlaps another one",
+        ));
     }
     state
         .store

@@ -115,7 +115,10 @@ pub async fn compose(games: &Games, player: &Player, event: &EventRow, base_url:
             if event.kind == "reminder" {
                 text.push_str(&format!("Reminder: {title} is waiting for your move {to_move}.\n"));
             } else {
-                text.push_str(&format!("{title}: it is your turn, {} (move {to_move}).\n", player.name));
+                text.push_str(&format!(
+                    "{title}: it is your turn, {} (move {to_move}).\n",
+                    player.name
+                ));
             }
             if let Some(last) = &snapshot.last_move {
                 let effect = last.effect.as_deref().map(|e| format!(" ({e})")).unwrap_or_default();

@@ -362,16 +362,26 @@ impl Notifier {
     }
 
     /// `Ok(None)`: sent; `Ok(Some(reason))`: skipped; `Err`: failed.
-    async fn settle(&self, row: &DeliveryRow, result: Result<Option<String>, String>) -> Result<(), crate::store::StoreError> {
+    async fn settle(
+        &self,
+        row: &DeliveryRow,
+        result: Result<Option<String>, String>,
+    ) -> Result<(), crate::store::StoreError> {
         let now = now();
         let attempts = row.attempts + 1;
         match result {
             Ok(None) => self.store.settle_delivery(row.id, "sent", now, None, now).await,
-            Ok(Some(reason)) => self.store.settle_delivery(row.id, "skipped", now, Some(&reason), now).await,
+            Ok(Some(reason)) => {
+                self.store
+                    .settle_delivery(row.id, "skipped", now, Some(&reason), now)
+                    .await
+            }
             Err(error) => {
                 tracing::info!(delivery = row.id, channel = %row.channel, attempts, %error, "delivery failed");
                 if attempts >= i64::from(self.config.notify_attempts) {
-                    self.store.settle_delivery(row.id, "failed", now, Some(&error), now).await
+                    self.store
+                        .settle_delivery(row.id, "failed", now, Some(&error), now)
+                        .await
                 } else {
                     let base = i64::try_from(self.config.notify_retry_ms).unwrap_or(i64::MAX / 4);
                     let backoff = base.saturating_mul(1i64 << (attempts - 1).clamp(0, 20));

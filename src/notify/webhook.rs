@@ -59,7 +59,8 @@ impl WebhookUrl {
         let host = url.host_str().ok_or(UrlError::NoHost)?;
         if !allow_private {
             let bare = host.trim_start_matches('[').trim_end_matches(']');
-            let local_name = bare.eq_ignore_ascii_case("localhost") || bare.to_ascii_lowercase().ends_with(".localhost");
+            let local_name =
+                bare.eq_ignore_ascii_case("localhost") || bare.to_ascii_lowercase().ends_with(".localhost");
             if local_name || bare.parse::<IpAddr>().is_ok_and(|ip| !is_public(ip)) {
                 return Err(UrlError::Private);
             }
@@ -165,7 +166,10 @@ mod tests {
         assert!(WebhookUrl::parse("https://example.com/hook", false).is_ok());
         assert_eq!(WebhookUrl::parse("ftp://example.com/", false), Err(UrlError::Scheme));
         assert_eq!(WebhookUrl::parse("not a url", false), Err(UrlError::Unparsable));
-        assert_eq!(WebhookUrl::parse("http://u:p@example.com/", false), Err(UrlError::Credentials));
+        assert_eq!(
+            WebhookUrl::parse("http://u:p@example.com/", false),
+            Err(UrlError::Credentials)
+        );
         for private in [
             "http://127.0.0.1:8080/",
             "http://localhost/",

@@ -61,8 +61,14 @@ pub trait NotifyStore: Send + Sync {
     /// Moves the player's cursor from `from` to `to` and creates the
     /// deliveries, in one transaction; `false` (nothing written) when
     /// another process moved the cursor first.
-    async fn enqueue(&self, player_id: i64, from: i64, to: i64, deliveries: Vec<NewDelivery>, now: i64)
-        -> StoreResult<bool>;
+    async fn enqueue(
+        &self,
+        player_id: i64,
+        from: i64,
+        to: i64,
+        deliveries: Vec<NewDelivery>,
+        now: i64,
+    ) -> StoreResult<bool>;
     /// Pending deliveries due at `now`, oldest first.
     async fn due_deliveries(&self, now: i64, limit: i64) -> StoreResult<Vec<DeliveryRow>>;
     /// Takes a due delivery for one attempt: pushes its due time to
@@ -134,12 +140,11 @@ macro_rules! impl_notify_store {
                 }
 
                 async fn notify_settings(&self, player_id: i64) -> StoreResult<NotifySettings> {
-                    let row = sqlx::query(
-                        "SELECT notify, webhook_url, webhook_secret, digest FROM players WHERE id = $1",
-                    )
-                    .bind(player_id)
-                    .fetch_optional(&self.pool)
-                    .await?;
+                    let row =
+                        sqlx::query("SELECT notify, webhook_url, webhook_secret, digest FROM players WHERE id = $1")
+                            .bind(player_id)
+                            .fetch_optional(&self.pool)
+                            .await?;
                     match row {
                         Some(row) => Ok(NotifySettings {
                             notify: row.try_get(0)?,
@@ -301,7 +306,11 @@ macro_rules! impl_notify_store {
                 }
 
                 async fn player_event(&self, player_id: i64, seq: i64) -> StoreResult<Option<EventRow>> {
-                    Ok(self.player_events(player_id, seq - 1, 1).await?.into_iter().find(|e| e.seq == seq))
+                    Ok(self
+                        .player_events(player_id, seq - 1, 1)
+                        .await?
+                        .into_iter()
+                        .find(|e| e.seq == seq))
                 }
             }
         }
