@@ -36,11 +36,21 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    run_with_presence(listener, config, Arc::new(notify::NobodyConnected), shutdown).await
+}
+
+/// [`run`], with `presence` telling the notifier who is connected (no mail
+/// to them): the real-time hub's hook.
+pub async fn run_with_presence(
+    listener: TcpListener,
+    config: Config,
+    presence: Arc<dyn notify::Presence>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let store = store::connect(&config.database_url).await?;
     let metrics = Arc::new(metrics::Metrics::default());
     let games = Arc::new(games::Games::new(store.clone(), metrics.clone()).with_timing(config.timing()));
-    // The real-time hub (issue 6) replaces `NobodyConnected` with itself.
-    let notifier = notify::Notifier::new(games.clone(), config.notify.clone(), Arc::new(notify::NobodyConnected))?;
+    let notifier = notify::Notifier::new(games.clone(), config.notify.clone(), presence)?;
     let state = http::AppState {
         games: games.clone(),
         store,

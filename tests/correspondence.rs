@@ -691,3 +691,141 @@ async fn webhooks_to_private_addresses_are_refused_by_default() {
     server.stop().await;
     database.remove().await;
 }
+
+#[tokio::test]
+async fn a_daily_digest_gathers_the_days_mails_into_one() {
+    let (port, received) = smtp_receiver().await;
+    let database = Database::new().await;
+    // A "day" of a second: the digest goes out at the start of the next one.
+    let mut config = config(&database, 1_000, 3_600_000);
+    config.notify.smtp_host = Some("127.0.0.1".to_owned());
+    config.notify.smtp_port = Some(port);
+    config.notify.smtp_security = tavoliere::notify::SmtpSecurity::None;
+    let server = TestServer::start_with(config).await;
+    let alice = register(&server, "alice").await;
+    let bob = register(&server, "bob").await;
+    let (status, body) = server
+        .send(
+            server
+                .client
+                .patch(server.url("/players/me"))
+                .bearer_auth(&bob)
+                .json(&json!({
+                    "digest": true,
+                    "notify": { "your_turn": ["email"], "invited": ["email"], "game_over": [], "reminder": [] },
+                })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["digest"], true);
+    let (status, _) = server
+        .send(
+            server
+                .client
+                .patch(server.url("/players/me"))
+                .bearer_auth(&alice)
+                .json(&json!({
+                    "notify": { "your_turn": [], "invited": [], "game_over": [], "reminder": [] },
+                })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    // Bob: invited, then his turn, early in one day.
+    let into_day = tavoliere::games::now() % 1_000;
+    tokio::time::sleep(Duration::from_millis((1_010 - into_day) as u64)).await;
+    let id = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
+    play_first(&server, id, &alice, None).await;
+    until("the digest", || {
+        let received = received.clone();
+        async move { !received.lock().unwrap().is_empty() }
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mails = received.lock().unwrap().clone();
+    assert_eq!(mails.len(), 1, "{mails:?}");
+    let data = unquote(&mails[0].1);
+    assert!(data.contains("Subject: Tavoliere digest: 2 notifications"), "{data}");
+    assert!(
+        data.contains(&format!("=== alice invites you to Forza 4 Centrifuga #{id} ===")),
+        "{data}"
+    );
+    assert!(
+        data.contains(&format!("=== Your turn in Forza 4 Centrifuga #{id} ===")),
+        "{data}"
+    );
+    let (_, log) = server.get("/players/me/deliveries", Some(&bob)).await;
+    let log = log["deliveries"].as_array().unwrap().clone();
+    assert_eq!(log.len(), 2, "{log:?}");
+    assert!(
+        log.iter().all(|d| d["status"] == "sent" && d["channel"] == "email"),
+        "{log:?}"
+    );
+    server.stop().await;
+    database.remove().await;
+}
+
+/// Who the test says is connected.
+struct Connected(Mutex<Vec<i64>>);
+
+impl tavoliere::notify::Presence for Connected {
+    fn is_connected(&self, player_id: i64) -> bool {
+        self.0.lock().unwrap().contains(&player_id)
+    }
+}
+
+#[tokio::test]
+async fn no_mail_goes_to_a_connected_player() {
+    let (port, received) = smtp_receiver().await;
+    let database = Database::new().await;
+    let mut config = config(&database, 86_400_000, 3_600_000);
+    config.notify.smtp_host = Some("127.0.0.1".to_owned());
+    config.notify.smtp_port = Some(port);
+    config.notify.smtp_security = tavoliere::notify::SmtpSecurity::None;
+    let presence = Arc::new(Connected(Mutex::new(Vec::new())));
+    let server = TestServer::start_with_presence(config, presence.clone()).await;
+    let alice = register(&server, "alice").await;
+    let bob = register(&server, "bob").await;
+    // Players are numbered from 1 in a fresh database: Bob is 2.
+    presence.0.lock().unwrap().push(2);
+    let quiet = json!({ "notify": { "your_turn": ["email"], "invited": [], "game_over": [], "reminder": [] } });
+    for token in [&alice, &bob] {
+        let (status, _) = server
+            .send(
+                server
+                    .client
+                    .patch(server.url("/players/me"))
+                    .bearer_auth(token)
+                    .json(&quiet),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    let id = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
+    play_first(&server, id, &alice, None).await;
+    until("the skipped delivery", || async {
+        let (_, log) = server.get("/players/me/deliveries", Some(&bob)).await;
+        log["deliveries"][0]["status"] == "skipped"
+    })
+    .await;
+    let (_, log) = server.get("/players/me/deliveries", Some(&bob)).await;
+    assert_eq!(log["deliveries"][0]["last_error"], "the player was connected", "{log}");
+    // Alice is not connected: her turn mails (at the start, after Bob's
+    // move) are sent.
+    play_first(&server, id, &bob, None).await;
+    until("Alice's two mails", || {
+        let received = received.clone();
+        async move { received.lock().unwrap().len() >= 2 }
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mails = received.lock().unwrap().clone();
+    assert_eq!(mails.len(), 2, "{mails:?}");
+    assert!(
+        mails
+            .iter()
+            .all(|(envelope, _)| envelope[1].contains("alice@example.org")),
+        "no mail to Bob: {mails:?}"
+    );
+    server.stop().await;
+    database.remove().await;
+}

@@ -106,11 +106,19 @@ impl TestServer {
     }
 
     pub async fn start_with(config: Config) -> TestServer {
+        Self::start_with_presence(config, std::sync::Arc::new(tavoliere::notify::NobodyConnected)).await
+    }
+
+    /// A server whose notifier asks `presence` who is connected.
+    pub async fn start_with_presence(
+        config: Config,
+        presence: std::sync::Arc<dyn tavoliere::notify::Presence>,
+    ) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let address = listener.local_addr().expect("local address");
         let (tx, rx) = oneshot::channel::<()>();
         let handle = tokio::spawn(async move {
-            tavoliere::run(listener, config, async {
+            tavoliere::run_with_presence(listener, config, presence, async {
                 let _ = rx.await;
             })
             .await
