@@ -304,7 +304,7 @@ async fn two_servers_sweeping_one_database_end_each_game_once() {
 #[tokio::test]
 async fn vacation_stops_the_correspondence_clock() {
     let database = Database::new().await;
-    let mut config = config(&database, 400, 20);
+    let mut config = config(&database, 800, 20);
     config.vacation_days = 3;
     let server = TestServer::start_with(config).await;
     let alice = register(&server, "alice").await;
@@ -328,8 +328,8 @@ async fn vacation_stops_the_correspondence_clock() {
     assert_eq!(game["clock"]["running"], false, "{game}");
     let after = game["clock"]["deadline"].as_i64().unwrap();
     // The whole vacation falls before the old deadline: it moves by a day.
-    assert_eq!(after, before + 400);
-    assert_eq!(until_ms + (before - (until_ms - 400)), after);
+    assert_eq!(after, before + 800);
+    assert_eq!(until_ms + (before - (until_ms - 800)), after);
 
     // While on vacation: the allowance, overlaps and hostile input.
     let (status, body) = server
@@ -826,6 +826,46 @@ async fn no_mail_goes_to_a_connected_player() {
             .all(|(envelope, _)| envelope[1].contains("alice@example.org")),
         "no mail to Bob: {mails:?}"
     );
+    server.stop().await;
+    database.remove().await;
+}
+
+#[tokio::test]
+async fn in_a_four_player_game_the_player_to_move_loses_and_the_others_win() {
+    let database = Database::new().await;
+    let server = TestServer::start_with(config(&database, 600, 20)).await;
+    let mut tokens = Vec::new();
+    for name in ["alice", "bob", "carol", "dave"] {
+        tokens.push(register(&server, name).await);
+    }
+    let (status, body) = server
+        .post(
+            "/games",
+            Some(&tokens[0]),
+            json!({ "game": "focus", "variant": "four", "opponents": ["bob", "carol", "dave"],
+                    "time_control": { "kind": "correspondence", "days_per_move": 1 } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let id = body["id"].as_i64().unwrap();
+    for token in &tokens[1..] {
+        let (status, body) = server.post_empty(&format!("/games/{id}/join"), Some(token)).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    // Alice moves in time; Bob does not.
+    play_first(&server, id, &tokens[0], None).await;
+    until("Bob's time-out", || finished(&server, id)).await;
+    let game = state(&server, id).await;
+    assert_eq!(
+        game["outcome"],
+        json!({ "winners": [0, 2, 3], "reason": "time" }),
+        "{game}"
+    );
+    let log = events(&server, id).await;
+    assert_eq!(count(&log, "timeout"), 1);
+    let timeout = log.iter().find(|e| e["kind"] == "timeout").unwrap();
+    assert_eq!(timeout["payload"]["seat"], 1);
+    assert_eq!(timeout["payload"]["player"], "bob");
     server.stop().await;
     database.remove().await;
 }
