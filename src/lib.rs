@@ -4,6 +4,8 @@
 //! - [`games`]: the games service (actions, hot games, never lose, never double).
 //! - [`store`]: storage, one trait and one implementation per database.
 //! - [`http`]: the REST API.
+//! - [`realtime`]: live games over WebSocket, the player's event stream,
+//!   chat and presence.
 //! - [`cli`]: the command-line doors (`tavoliere rules`, `tavoliere serve`).
 
 pub mod accounts;
@@ -13,6 +15,7 @@ pub mod error;
 pub mod games;
 pub mod http;
 pub mod metrics;
+pub mod realtime;
 pub mod rules;
 pub mod store;
 
@@ -33,8 +36,14 @@ pub async fn run(
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let store = store::connect(&config.database_url).await?;
     let metrics = Arc::new(metrics::Metrics::default());
-    let games = Arc::new(games::Games::new(store.clone(), metrics.clone()));
-    let state = http::AppState { games, store, metrics };
+    let hub = Arc::new(realtime::Hub::new(config.realtime.ws_channel_capacity));
+    let games = Arc::new(games::Games::with_hub(store.clone(), metrics.clone(), hub));
+    let state = http::AppState {
+        games,
+        store,
+        metrics,
+        realtime: Arc::new(config.realtime.clone()),
+    };
     tracing::info!(address = %listener.local_addr()?, backend = state.store.backend(), "serving");
     let app = http::app(state, &config);
     axum::serve(listener, app).with_graceful_shutdown(shutdown).await?;

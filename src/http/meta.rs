@@ -7,7 +7,7 @@ use axum::routing::get;
 use axum::Router;
 use utoipa::OpenApi;
 
-use super::{games, players, rules, AppState, Json};
+use super::{games, players, realtime, rules, AppState, Json};
 use crate::error::Result;
 
 #[derive(OpenApi)]
@@ -19,6 +19,7 @@ use crate::error::Result;
         games::create, games::list, games::show, games::join, games::decline, games::play, games::history,
         games::resign, games::draw, games::takeback, games::abort, games::board_svg, games::board_txt,
         games::game_record, games::events,
+        realtime::chat, realtime::events,
         healthz, metrics, openapi,
     ),
     components(schemas(ErrorBody, ErrorDetail)),

@@ -8,6 +8,7 @@ mod error;
 mod games;
 mod meta;
 mod players;
+mod realtime;
 mod rules;
 
 use std::sync::Arc;
@@ -37,6 +38,8 @@ pub struct AppState {
     pub games: Arc<Games>,
     pub store: Arc<dyn Store>,
     pub metrics: Arc<Metrics>,
+    /// WebSocket and event-stream limits.
+    pub realtime: Arc<crate::config::RealtimeConfig>,
 }
 
 /// The whole application with its layers.
@@ -46,6 +49,7 @@ pub fn app(state: AppState, config: &Config) -> Router {
         .merge(players::router())
         .merge(rules::router())
         .merge(games::router())
+        .merge(realtime::router())
         .merge(meta::api_router());
     Router::new()
         .nest("/api/v1", api)
