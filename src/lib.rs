@@ -37,7 +37,7 @@ pub async fn run(
     let store = store::connect(&config.database_url).await?;
     let metrics = Arc::new(metrics::Metrics::default());
     let hub = Arc::new(realtime::Hub::new(config.realtime.ws_channel_capacity));
-    let games = Arc::new(games::Games::with_hub(store.clone(), metrics.clone(), hub));
+    let games = Arc::new(games::Games::with_hub(store.clone(), metrics.clone(), hub.clone()));
     let state = http::AppState {
         games,
         store,
@@ -46,6 +46,11 @@ pub async fn run(
     };
     tracing::info!(address = %listener.local_addr()?, backend = state.store.backend(), "serving");
     let app = http::app(state, &config);
+    let shutdown = async move {
+        shutdown.await;
+        // Live sockets and event streams would keep a graceful shutdown waiting.
+        hub.close();
+    };
     axum::serve(listener, app).with_graceful_shutdown(shutdown).await?;
     Ok(())
 }

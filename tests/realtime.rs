@@ -105,6 +105,27 @@ impl Ws {
         }
     }
 
+    /// The `move` event of `ply`, skipping earlier ones (a player's socket
+    /// also hears its own moves).
+    async fn move_event(&mut self, ply: i64) -> Value {
+        loop {
+            let frame = self.event("move").await;
+            if frame["data"]["ply"].as_i64() >= Some(ply) {
+                return frame;
+            }
+        }
+    }
+
+    /// The next presence frame showing `online`, skipping repeats of others.
+    async fn presence(&mut self, online: Value) -> Value {
+        loop {
+            let frame = self.next().await;
+            if frame["type"] == "presence" && frame["online"] == online {
+                return frame;
+            }
+        }
+    }
+
     /// `true` when the server closed the socket within `within`.
     async fn closed_within(&mut self, within: Duration) -> bool {
         let deadline = tokio::time::Instant::now() + within;
@@ -204,7 +225,7 @@ async fn two_players_play_a_whole_game_over_websocket_mixed_with_http_while_spec
             assert_eq!(answer["result"]["move"]["ply"], ply + 1, "{answer}");
             assert_eq!(answer["result"]["game"]["ply"], ply + 1, "{answer}");
         }
-        let seen = opponent.event("move").await;
+        let seen = opponent.move_event(ply + 1).await;
         assert_eq!(seen["game"], id);
         assert_eq!(seen["data"]["ply"], ply + 1, "{seen}");
         assert_eq!(seen["data"]["move"], notation.as_str(), "{seen}");
@@ -309,20 +330,29 @@ async fn every_malformed_message_gets_an_error_and_the_socket_keeps_working() {
     // The id of a parseable but bad request is echoed.
     socket.send(json!({ "type": "subscribe", "id": "q1" })).await;
     let frame = socket.next().await;
-    assert_eq!((frame["code"].as_str(), frame["id"].as_str()), (Some("bad_message"), Some("q1")));
+    assert_eq!(
+        (frame["code"].as_str(), frame["id"].as_str()),
+        (Some("bad_message"), Some("q1"))
+    );
     // Service refusals carry the HTTP API's codes; the socket still works.
     socket
         .send(json!({ "type": "move", "game": id, "move": "z9", "ply": 0, "id": 7 }))
         .await;
     let frame = socket.next().await;
-    assert_eq!((frame["code"].as_str(), frame["id"].as_i64()), (Some("illegal_move"), Some(7)), "{frame}");
+    assert_eq!(
+        (frame["code"].as_str(), frame["id"].as_i64()),
+        (Some("bad_notation"), Some(7)),
+        "{frame}"
+    );
     socket
         .send(json!({ "type": "move", "game": id, "move": "d4", "ply": 5, "id": "s" }))
         .await;
     let frame = socket.next().await;
     assert_eq!(frame["code"], "stale_ply", "{frame}");
     assert_eq!(frame["game"]["ply"], 0, "a stale ply carries the current game: {frame}");
-    socket.send(json!({ "type": "subscribe", "game": 999_999, "id": "g" })).await;
+    socket
+        .send(json!({ "type": "subscribe", "game": 999_999, "id": "g" }))
+        .await;
     let frame = socket.next().await;
     assert_eq!(frame["code"], "not_found", "{frame}");
     socket.send(json!({ "type": "ping", "id": "still here" })).await;
@@ -383,20 +413,36 @@ async fn spectators_cannot_move_nor_write_in_the_players_room_and_private_games_
 
     // Players chat in their room, over HTTP too; the chat is in the log.
     let (status, body) = server
-        .post(&format!("/games/{id}/chat"), Some(&bob_token), json!({ "text": "good luck" }))
+        .post(
+            &format!("/games/{id}/chat"),
+            Some(&bob_token),
+            json!({ "text": "good luck" }),
+        )
         .await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     let chat = alice.event("chat").await;
-    assert_eq!((chat["data"]["room"].as_str(), chat["data"]["seat"].as_i64()), (Some("players"), Some(1)));
+    assert_eq!(
+        (chat["data"]["room"].as_str(), chat["data"]["seat"].as_i64()),
+        (Some("players"), Some(1))
+    );
     let (_, log) = server.get(&format!("/games/{id}/events?after=0"), None).await;
-    let chats = log["events"].as_array().expect("events").iter().filter(|e| e["kind"] == "chat").count();
+    let chats = log["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["kind"] == "chat")
+        .count();
     assert_eq!(chats, 2, "{log}");
     let (status, body) = server
         .post(&format!("/games/{id}/chat"), Some(&bob_token), json!({ "text": "   " }))
         .await;
     common::assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "empty_chat");
     let (status, body) = server
-        .post(&format!("/games/{id}/chat"), Some(&bob_token), json!({ "text": "x".repeat(1001) }))
+        .post(
+            &format!("/games/{id}/chat"),
+            Some(&bob_token),
+            json!({ "text": "x".repeat(1001) }),
+        )
         .await;
     common::assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "message_too_long");
 
@@ -411,7 +457,9 @@ async fn spectators_cannot_move_nor_write_in_the_players_room_and_private_games_
     assert_eq!(status, StatusCode::CREATED, "{body}");
     let private = body["id"].as_i64().expect("an id");
     for socket in [&mut carol, &mut anonymous] {
-        socket.send(json!({ "type": "subscribe", "game": private, "id": "p" })).await;
+        socket
+            .send(json!({ "type": "subscribe", "game": private, "id": "p" }))
+            .await;
         let (_, answer) = socket.until_answer("p").await;
         assert_eq!(answer["code"], "not_found", "{answer}");
     }
@@ -427,15 +475,16 @@ async fn presence_shows_which_players_are_connected() {
     assert_eq!(frames.last().expect("presence")["online"], json!([0]), "{frames:?}");
     let mut bob = connect(&server, Some(&bob_token)).await;
     bob.subscribe(id, None).await;
-    let presence = alice.next().await;
+    let presence = alice.presence(json!([0, 1])).await;
     assert_eq!(presence, json!({ "type": "presence", "game": id, "online": [0, 1] }));
     // A spectator is not a seat.
     let mut spectator = connect(&server, None).await;
     spectator.subscribe(id, None).await;
     drop(bob);
-    let presence = alice.next().await;
-    assert_eq!(presence, json!({ "type": "presence", "game": id, "online": [0] }));
-    alice.send(json!({ "type": "unsubscribe", "game": id, "id": "u" })).await;
+    alice.presence(json!([0])).await;
+    alice
+        .send(json!({ "type": "unsubscribe", "game": id, "id": "u" }))
+        .await;
     let (_, answer) = alice.until_answer("u").await;
     assert_eq!(answer["type"], "ack");
     teardown(database, server).await;
@@ -502,10 +551,17 @@ async fn the_player_stream_says_it_is_your_turn_over_websocket_long_poll_and_sse
     assert!(received.contains(&format!("id: {}", seq + 1)), "{received}");
 
     // Nothing new: a short long poll answers empty; without a token, 401.
-    let (status, body) = server.get(&format!("/events?after={}&wait=1", seq + 1), Some(&bob_token)).await;
-    assert_eq!((status, body["events"].as_array().map(Vec::len)), (StatusCode::OK, Some(0)));
+    let (status, body) = server
+        .get(&format!("/events?after={}&wait=1", seq + 1), Some(&bob_token))
+        .await;
+    assert_eq!(
+        (status, body["events"].as_array().map(Vec::len)),
+        (StatusCode::OK, Some(0))
+    );
     let (status, _) = server.get("/events", None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
+    // The server stops even with an SSE stream open.
+    drop(bob);
     teardown(database, server).await;
 }
 
@@ -520,9 +576,7 @@ async fn a_lagging_subscriber_gets_a_fresh_snapshot_not_a_gap() {
     .await;
     let alice = server.register("alice").await;
     let bob = server.register("bob").await;
-    let (_, body) = server
-        .post("/games", Some(&alice), json!({ "game": "gravity" }))
-        .await;
+    let (_, body) = server.post("/games", Some(&alice), json!({ "game": "gravity" })).await;
     let id = body["id"].as_i64().expect("an id");
     let mut watcher = connect(&server, None).await;
     let (frames, _) = watcher.subscribe(id, None).await;
@@ -536,7 +590,11 @@ async fn a_lagging_subscriber_gets_a_fresh_snapshot_not_a_gap() {
     // Live again after the resync.
     server.play(id, &alice, "d4", 0).await;
     let frame = watcher.next_skipping_presence().await;
-    assert_eq!((frame["kind"].as_str(), frame["seq"].as_i64()), (Some("move"), Some(4)), "{frame}");
+    assert_eq!(
+        (frame["kind"].as_str(), frame["seq"].as_i64()),
+        (Some("move"), Some(4)),
+        "{frame}"
+    );
     teardown(database, server).await;
 }
 
@@ -556,14 +614,20 @@ async fn too_many_messages_are_rate_limited_and_too_large_ones_refused() {
     let mut codes = Vec::new();
     for _ in 0..6 {
         let frame = socket.next().await;
-        codes.push(frame["code"].as_str().unwrap_or(frame["type"].as_str().unwrap_or("?")).to_owned());
+        codes.push(
+            frame["code"]
+                .as_str()
+                .unwrap_or(frame["type"].as_str().unwrap_or("?"))
+                .to_owned(),
+        );
     }
-    assert_eq!(codes, ["pong", "pong", "pong", "rate_limited", "rate_limited", "rate_limited"]);
+    assert_eq!(
+        codes,
+        ["pong", "pong", "pong", "rate_limited", "rate_limited", "rate_limited"]
+    );
     tokio::time::sleep(Duration::from_millis(450)).await;
 
-    socket
-        .send(json!({ "type": "ping", "id": "x".repeat(300) }))
-        .await;
+    socket.send(json!({ "type": "ping", "id": "x".repeat(300) })).await;
     let frame = socket.next().await;
     assert_eq!(frame["code"], "message_too_large", "{frame}");
     socket.send(json!({ "type": "ping", "id": "ok" })).await;
@@ -589,6 +653,9 @@ async fn heartbeats_close_a_dead_peer_and_keep_a_live_one() {
     assert!(!live.closed_within(Duration::from_millis(700)).await);
     live.send(json!({ "type": "ping", "id": 1 })).await;
     assert_eq!(live.next().await["type"], "pong");
-    assert!(dead.closed_within(Duration::from_millis(100)).await, "the dead peer was closed");
+    assert!(
+        dead.closed_within(Duration::from_millis(100)).await,
+        "the dead peer was closed"
+    );
     teardown(database, server).await;
 }

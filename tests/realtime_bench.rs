@@ -79,8 +79,13 @@ async fn move_to_opponent_frame_latency() {
     let per_game_interval = Duration::from_secs_f64(GAMES as f64 / RATE);
     let mut tasks = Vec::new();
     for _ in 0..GAMES {
-        let (server_base, alice, bob, line, latencies) =
-            (server.base.clone(), alice.clone(), bob.clone(), line.clone(), latencies.clone());
+        let (server_base, alice, bob, line, latencies) = (
+            server.base.clone(),
+            alice.clone(),
+            bob.clone(),
+            line.clone(),
+            latencies.clone(),
+        );
         let client = server.client.clone();
         tasks.push(tokio::spawn(async move {
             let mut sockets = [connect(&server_base, &alice).await, connect(&server_base, &bob).await];
@@ -105,7 +110,9 @@ async fn move_to_opponent_frame_latency() {
                     .expect("joined");
                 for socket in sockets.iter_mut() {
                     socket
-                        .send(Message::text(json!({ "type": "subscribe", "game": id, "id": "s" }).to_string()))
+                        .send(Message::text(
+                            json!({ "type": "subscribe", "game": id, "id": "s" }).to_string(),
+                        ))
                         .await
                         .expect("sent");
                     while next_json(socket).await["type"] != "ack" {}
@@ -138,7 +145,9 @@ async fn move_to_opponent_frame_latency() {
                 }
                 for socket in sockets.iter_mut() {
                     socket
-                        .send(Message::text(json!({ "type": "unsubscribe", "game": id, "id": "u" }).to_string()))
+                        .send(Message::text(
+                            json!({ "type": "unsubscribe", "game": id, "id": "u" }).to_string(),
+                        ))
                         .await
                         .expect("sent");
                     while next_json(socket).await["type"] != "ack" {}
@@ -237,7 +246,9 @@ async fn memory_of_idle_authenticated_connections() {
         if i % 1000 == 0 {
             // Prove the connection is live and authenticated.
             socket
-                .send(Message::text(json!({ "type": "subscribe_player", "id": i }).to_string()))
+                .send(Message::text(
+                    json!({ "type": "subscribe_player", "id": i }).to_string(),
+                ))
                 .await
                 .expect("sent");
             let answer = next_json(&mut socket).await;

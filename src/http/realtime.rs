@@ -164,7 +164,11 @@ fn player_event(row: &EventRow) -> Value {
 }
 
 /// Server-sent events: the stored events after `after`, then each new one.
-fn sse(state: AppState, player: Player, after: i64) -> Sse<impl futures_util::Stream<Item = Result<SseEvent, Infallible>>> {
+fn sse(
+    state: AppState,
+    player: Player,
+    after: i64,
+) -> Sse<impl futures_util::Stream<Item = Result<SseEvent, Infallible>>> {
     struct Cursor {
         state: AppState,
         player: i64,
@@ -174,6 +178,7 @@ fn sse(state: AppState, player: Player, after: i64) -> Sse<impl futures_util::St
         done: bool,
     }
     let subscription = state.games.hub().subscribe_player(player.id);
+    let state_closed = state.games.hub().closed();
     let cursor = Cursor {
         player: player.id,
         state,
@@ -213,5 +218,6 @@ fn sse(state: AppState, player: Player, after: i64) -> Sse<impl futures_util::St
             }
         }
     });
-    Sse::new(stream).keep_alive(KeepAlive::default())
+    let closed = state_closed;
+    Sse::new(futures_util::StreamExt::take_until(stream, closed)).keep_alive(KeepAlive::default())
 }

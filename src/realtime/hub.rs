@@ -45,6 +45,8 @@ struct Topic {
 
 pub struct Hub {
     capacity: usize,
+    /// Set when the server shuts down: long-lived streams end then.
+    closing: tokio::sync::watch::Sender<bool>,
     games: Mutex<HashMap<i64, Topic>>,
     players: Mutex<HashMap<i64, broadcast::Sender<()>>>,
 }
@@ -70,6 +72,7 @@ impl Hub {
     pub fn new(capacity: usize) -> Hub {
         Hub {
             capacity: capacity.max(1),
+            closing: tokio::sync::watch::channel(false).0,
             games: Mutex::new(HashMap::new()),
             players: Mutex::new(HashMap::new()),
         }
@@ -178,6 +181,21 @@ impl Hub {
         let mut channels = locked(&self.players);
         if channels.get(&player).is_some_and(|s| s.receiver_count() == 0) {
             channels.remove(&player);
+        }
+    }
+
+    /// Ends every live stream (sockets close with 1001, SSE streams end) so
+    /// that a graceful shutdown does not wait for them forever.
+    pub fn close(&self) {
+        self.closing.send_replace(true);
+    }
+
+    /// Completes once [`Hub::close`] was called.
+    pub fn closed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut closing = self.closing.subscribe();
+        async move {
+            // An error means the hub is gone: closed as well.
+            let _ = closing.wait_for(|closed| *closed).await;
         }
     }
 

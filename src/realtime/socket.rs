@@ -200,6 +200,7 @@ pub async fn serve(socket: WebSocket, context: Context, player: Option<Player>) 
         context.config.clone(),
         started,
         last_seen.clone(),
+        context.games.hub().closed(),
     ));
     let mut connection = Connection {
         context,
@@ -222,7 +223,9 @@ async fn write_half(
     config: Arc<RealtimeConfig>,
     started: Instant,
     last_seen: Arc<AtomicU64>,
+    closed: impl std::future::Future<Output = ()>,
 ) {
+    tokio::pin!(closed);
     let idle_timeout = config.ws_idle_timeout_ms.max(1);
     let mut ping = tokio::time::interval(Duration::from_millis(config.ws_ping_interval_ms.max(1)));
     ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -234,6 +237,11 @@ async fn write_half(
                 if sink.send(frame).await.is_err() {
                     return;
                 }
+            }
+            _ = &mut closed => {
+                let close = CloseFrame { code: 1001, reason: "the server is shutting down".into() };
+                let _ = tokio::time::timeout(Duration::from_secs(1), sink.send(Message::Close(Some(close)))).await;
+                return;
             }
             _ = ping.tick() => {
                 let silent = (started.elapsed().as_millis() as u64).saturating_sub(last_seen.load(Ordering::Relaxed));
@@ -263,8 +271,11 @@ impl Connection {
             let text = match message {
                 Message::Text(text) => text,
                 Message::Binary(_) => {
-                    self.send(error_frame(&Value::Null, refuse("bad_message", "send text frames of JSON")))
-                        .await;
+                    self.send(error_frame(
+                        &Value::Null,
+                        refuse("bad_message", "send text frames of JSON"),
+                    ))
+                    .await;
                     continue;
                 }
                 Message::Close(_) => break,
@@ -342,7 +353,10 @@ impl Connection {
                     task.abort();
                     Ok(Some(ack(id, json!({ "game": game }))))
                 }
-                None => Err(refuse("not_subscribed", format!("this socket does not follow game {game}"))),
+                None => Err(refuse(
+                    "not_subscribed",
+                    format!("this socket does not follow game {game}"),
+                )),
             },
             Request::SubscribePlayer { since } => self.subscribe_player(id, since).await.map(Some),
             Request::Move {
@@ -353,17 +367,13 @@ impl Connection {
             } => {
                 let player = self.player()?;
                 // Exactly the HTTP path: same checks, commit before the ack, same events.
-                let answer = games
-                    .play(player, game, MoveRequest { notation, ply, message })
-                    .await?;
+                let answer = games.play(player, game, MoveRequest { notation, ply, message }).await?;
                 let result = serde_json::to_value(&answer).map_err(Error::internal)?;
                 Ok(Some(ack(id, result)))
             }
             Request::Chat { game, text, room } => {
                 let player = self.player()?;
-                let event = games
-                    .chat(player, game, room.unwrap_or(Room::Players), &text)
-                    .await?;
+                let event = games.chat(player, game, room.unwrap_or(Room::Players), &text).await?;
                 Ok(Some(ack(id, event_frame(game, &event))))
             }
         }
@@ -425,11 +435,7 @@ impl Connection {
         }
         let games = self.context.games.clone();
         let subscription = games.hub().subscribe_player(player.id);
-        let current = games
-            .store()
-            .player_event_seq(player.id)
-            .await
-            .map_err(Error::from)?;
+        let current = games.store().player_event_seq(player.id).await.map_err(Error::from)?;
         let since = since.unwrap_or(current).clamp(0, current);
         let task = tokio::spawn(forward_player(subscription, since, self.out.clone(), games, player.id));
         self.player_stream.0.insert(0, task.abort_handle());
@@ -439,8 +445,8 @@ impl Connection {
 
 /// The request's `id` (any JSON scalar, echoed back) and the request.
 fn parse(text: &str) -> Result<(Value, Request), (Value, Refusal)> {
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| (Value::Null, refuse("bad_message", format!("not JSON: {e}"))))?;
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| (Value::Null, refuse("bad_message", format!("not JSON: {e}"))))?;
     let id = match value.get("id") {
         None | Some(Value::Null) => Value::Null,
         Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
