@@ -176,6 +176,16 @@ async fn move_to_opponent_frame_latency() {
     database.remove().await;
 }
 
+/// The server's process, killed however the measurement ends.
+struct ServerProcess(std::process::Child);
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 fn rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
     status
@@ -201,13 +211,14 @@ async fn memory_of_idle_authenticated_connections() {
         let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
         probe.local_addr().expect("address").port()
     };
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tavoliere"))
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_tavoliere"))
         .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--log", "warn"])
         .arg("--database-url")
         .arg(format!("sqlite://{}", dir.join("bench.db").display()))
         .spawn()
         .expect("the server starts");
     let pid = child.id();
+    let server = ServerProcess(child);
     let base = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::new();
     let mut token = String::new();
@@ -267,8 +278,7 @@ async fn memory_of_idle_authenticated_connections() {
         (after - before) as f64 / connections as f64
     );
     drop(sockets);
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(server);
     assert!(after < 1024 * 1024, "under 1 GiB");
     let _ = std::fs::remove_dir_all(&dir);
 }
