@@ -51,6 +51,8 @@ pub struct Config {
     pub vacation_days: u32,
     #[command(flatten)]
     pub notify: crate::notify::NotifyConfig,
+    #[command(flatten)]
+    pub realtime: RealtimeConfig,
 }
 
 impl Config {
@@ -62,6 +64,50 @@ impl Config {
         crate::games::Timing {
             scale,
             remind_before_ms: i64::from(self.reminder_hours) * self.clock_day_ms / 24,
+        }
+    }
+}
+
+/// Limits and intervals of the WebSocket and the live event streams.
+#[derive(Clone, Debug, Args)]
+pub struct RealtimeConfig {
+    /// Largest WebSocket message a client may send, in bytes; a larger one
+    /// is answered with a `message_too_large` error (four times this closes
+    /// the socket with 1009).
+    #[arg(long, env = "TAVOLIERE_WS_MAX_MESSAGE", default_value_t = 4096)]
+    pub ws_max_message: usize,
+    /// Messages a WebSocket client may send per second, sustained.
+    #[arg(long, env = "TAVOLIERE_WS_RATE", default_value_t = 20)]
+    pub ws_rate: u32,
+    /// Messages a WebSocket client may send in a burst.
+    #[arg(long, env = "TAVOLIERE_WS_BURST", default_value_t = 40)]
+    pub ws_burst: u32,
+    /// Milliseconds between the server's pings.
+    #[arg(long, env = "TAVOLIERE_WS_PING_INTERVAL_MS", default_value_t = 20_000)]
+    pub ws_ping_interval_ms: u64,
+    /// Milliseconds without any frame from the client before its socket is
+    /// closed as dead.
+    #[arg(long, env = "TAVOLIERE_WS_IDLE_TIMEOUT_MS", default_value_t = 60_000)]
+    pub ws_idle_timeout_ms: u64,
+    /// Live events a game's channel holds for a slow subscriber before that
+    /// subscriber is resynchronised with a fresh snapshot.
+    #[arg(long, env = "TAVOLIERE_WS_CHANNEL_CAPACITY", default_value_t = 64)]
+    pub ws_channel_capacity: usize,
+    /// Longest wait, in seconds, of `GET /api/v1/events?wait=`.
+    #[arg(long, env = "TAVOLIERE_EVENTS_MAX_WAIT", default_value_t = 25)]
+    pub events_max_wait: u64,
+}
+
+impl Default for RealtimeConfig {
+    fn default() -> RealtimeConfig {
+        RealtimeConfig {
+            ws_max_message: 4096,
+            ws_rate: 20,
+            ws_burst: 40,
+            ws_ping_interval_ms: 20_000,
+            ws_idle_timeout_ms: 60_000,
+            ws_channel_capacity: 64,
+            events_max_wait: 25,
         }
     }
 }
@@ -81,6 +127,7 @@ impl Config {
             reminder_hours: 24,
             vacation_days: 30,
             notify: crate::notify::NotifyConfig::default(),
+            realtime: RealtimeConfig::default(),
         }
     }
 }
@@ -113,6 +160,7 @@ impl fmt::Debug for Config {
             .field("reminder_hours", &self.reminder_hours)
             .field("vacation_days", &self.vacation_days)
             .field("notify", &self.notify)
+            .field("realtime", &self.realtime)
             .finish()
     }
 }

@@ -6,6 +6,8 @@
 //! - [`clock`]: time controls, and the sweeper that ends games lost on time.
 //! - [`notify`]: email and webhook notifications from the player event log.
 //! - [`http`]: the REST API.
+//! - [`realtime`]: live games over WebSocket, the player's event stream,
+//!   chat and presence.
 //! - [`cli`]: the command-line doors (`tavoliere rules`, `tavoliere serve`).
 
 pub mod accounts;
@@ -17,6 +19,7 @@ pub mod games;
 pub mod http;
 pub mod metrics;
 pub mod notify;
+pub mod realtime;
 pub mod rules;
 pub mod store;
 
@@ -36,26 +39,39 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    run_with_presence(listener, config, Arc::new(notify::NobodyConnected), shutdown).await
+    serve(listener, config, None, shutdown).await
 }
 
-/// [`run`], with `presence` telling the notifier who is connected (no mail
-/// to them): the real-time hub's hook.
+/// [`run`], with `presence` instead of the real-time hub telling the notifier
+/// who is connected (no mail to them): for tests of the notifier.
 pub async fn run_with_presence(
     listener: TcpListener,
     config: Config,
     presence: Arc<dyn notify::Presence>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    serve(listener, config, Some(presence), shutdown).await
+}
+
+async fn serve(
+    listener: TcpListener,
+    config: Config,
+    presence: Option<Arc<dyn notify::Presence>>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let store = store::connect(&config.database_url).await?;
     let metrics = Arc::new(metrics::Metrics::default());
-    let games = Arc::new(games::Games::new(store.clone(), metrics.clone()).with_timing(config.timing()));
+    let hub = Arc::new(realtime::Hub::new(config.realtime.ws_channel_capacity));
+    let games =
+        Arc::new(games::Games::with_hub(store.clone(), metrics.clone(), hub.clone()).with_timing(config.timing()));
+    let presence = presence.unwrap_or_else(|| hub.clone());
     let notifier = notify::Notifier::new(games.clone(), config.notify.clone(), presence)?;
     let state = http::AppState {
         games: games.clone(),
         store,
         metrics,
         config: Arc::new(config.clone()),
+        realtime: Arc::new(config.realtime.clone()),
     };
     tracing::info!(address = %listener.local_addr()?, backend = state.store.backend(), "serving");
     let app = http::app(state, &config);
@@ -63,6 +79,11 @@ pub async fn run_with_presence(
     // state is in the database, so stopping at any point loses nothing.
     let sweeper = clock::sweeper::spawn(games, Duration::from_millis(config.sweep_interval_ms));
     let notifier = Arc::new(notifier).spawn();
+    let shutdown = async move {
+        shutdown.await;
+        // Live sockets and event streams would keep a graceful shutdown waiting.
+        hub.close();
+    };
     let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
     sweeper.abort();
     notifier.abort();

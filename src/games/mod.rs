@@ -30,6 +30,7 @@ pub use state::{timestamp, GameState, GameSummary, MoveRecord, Offers, SeatState
 use crate::clock::{Clock, ClockState, Pause, Scale, TimeControl};
 use crate::error::{Error, Result};
 use crate::metrics::Metrics;
+use crate::realtime::Hub;
 use crate::rules::catalogue::{self, GameInfo, VariantInfo};
 use crate::rules::{AnyGame, MoveError, View};
 use crate::store::{
@@ -41,6 +42,8 @@ use crate::store::{
 pub const MAX_MOVE_LEN: usize = 64;
 /// Longest note to the opponents kept with a move.
 pub const MAX_MESSAGE_LEN: usize = 4000;
+/// Longest chat message, in characters.
+pub const MAX_CHAT_LEN: usize = 1000;
 /// How often an action is re-decided after losing a race before giving up.
 const ATTEMPTS: usize = 4;
 /// Hot games kept beyond this number are evicted when idle.
@@ -108,9 +111,29 @@ struct Hot {
     game: Option<AnyGame>,
 }
 
+/// The two chat rooms of a game. Both are part of the game's public log;
+/// they differ in who may write: the players' room only the seated players,
+/// the spectators' room anyone who may see the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Room {
+    Players,
+    Spectators,
+}
+
+impl Room {
+    fn as_str(self) -> &'static str {
+        match self {
+            Room::Players => "players",
+            Room::Spectators => "spectators",
+        }
+    }
+}
+
 pub struct Games {
     store: Arc<dyn Store>,
     metrics: Arc<Metrics>,
+    hub: Arc<Hub>,
     hot: Mutex<HashMap<i64, Arc<tokio::sync::Mutex<Hot>>>>,
     timing: Timing,
 }
@@ -269,9 +292,15 @@ fn event(kind: &'static str, payload: Value) -> Event {
 
 impl Games {
     pub fn new(store: Arc<dyn Store>, metrics: Arc<Metrics>) -> Games {
+        Games::with_hub(store, metrics, Arc::new(Hub::new(64)))
+    }
+
+    /// A service that publishes every committed change on `hub`.
+    pub fn with_hub(store: Arc<dyn Store>, metrics: Arc<Metrics>, hub: Arc<Hub>) -> Games {
         Games {
             store,
             metrics,
+            hub,
             hot: Mutex::new(HashMap::new()),
             timing: Timing::default(),
         }
@@ -340,6 +369,12 @@ impl Games {
             }
         }
     }
+
+    /// Where committed changes are published to live subscribers.
+    pub fn hub(&self) -> &Arc<Hub> {
+        &self.hub
+    }
+
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
     }
@@ -393,10 +428,26 @@ impl Games {
             update.reminder_at = None;
         }
         let seq = update.expected_seq + update.events.len() as i64;
+        // The rows exactly as the store numbers and keeps them, to publish
+        // once (and only if) the transaction commits.
+        let published: Vec<EventRow> = (update.expected_seq + 1..)
+            .zip(&update.events)
+            .map(|(seq, e)| EventRow {
+                seq,
+                kind: e.kind.to_owned(),
+                payload: e.payload.clone(),
+                created_at: update.now,
+            })
+            .collect();
+        let players: Vec<i64> = update.player_events.iter().map(|e| e.player_id).collect();
+        let id = update.id;
         match self.store.update_game(update).await {
             Ok(()) => {
                 hot.seq = seq;
                 hot.game = Some(game);
+                // Still under the game's lock: frames go out in seq order.
+                self.hub.publish_game(id, &published);
+                self.hub.publish_players(players);
                 Ok(true)
             }
             Err(StoreError::Conflict | StoreError::Unique) => {
@@ -487,6 +538,7 @@ impl Games {
                 payload: json!({ "by": player.name }),
             })
             .collect();
+        let invited: Vec<i64> = invitees.iter().map(|p| p.id).collect();
         let id = self
             .store
             .create_game(NewGame {
@@ -502,6 +554,7 @@ impl Games {
             })
             .await?;
         self.metrics.count_game_created();
+        self.hub.publish_players(invited);
         self.state(Some(player), id, None).await
     }
 
@@ -737,6 +790,10 @@ impl Games {
             update.draw_offer = row.draw_offer & (1 << seat);
             update.takeback_offer = 0;
             let message = request.message.clone().filter(|m| !m.is_empty());
+            let outcome = next
+                .outcome()
+                .map(|o| serde_json::to_value(o).map_err(Error::internal))
+                .transpose()?;
             update.insert_move = Some(NewMove {
                 ply,
                 seat,
@@ -750,10 +807,11 @@ impl Games {
                 json!({
                     "ply": ply, "seat": seat, "player": player.name, "move": played.notation,
                     "effect": played.effect, "message": message,
+                    "status": if outcome.is_some() { "finished" } else { "active" },
+                    "to_move": update.to_move,
                 }),
             ));
-            if let Some(outcome) = next.outcome() {
-                let outcome = serde_json::to_value(outcome).map_err(Error::internal)?;
+            if let Some(outcome) = outcome {
                 update.status = "finished".to_owned();
                 update.draw_offer = 0;
                 update.outcome = Some(outcome.clone());
@@ -972,6 +1030,49 @@ impl Games {
             if self.commit(&mut hot, update, game).await? {
                 drop(hot);
                 return self.state(Some(player), id, None).await;
+            }
+        }
+        Err(Self::busy())
+    }
+
+    /// Writes a chat message into the game's log (kind `chat`, with room and
+    /// author), committed like any other change of the game, and returns the
+    /// stored event. The players' room is for seated players only; the
+    /// spectators' room for anyone who may see the game.
+    pub async fn chat(&self, player: &Player, id: i64, room: Room, text: &str) -> Result<EventRow> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(Error::unprocessable("empty_chat", "the message is empty"));
+        }
+        if text.chars().count() > MAX_CHAT_LEN {
+            return Err(Error::unprocessable(
+                "message_too_long",
+                format!("a chat message is at most {MAX_CHAT_LEN} characters"),
+            ));
+        }
+        let slot = self.slot(id);
+        let mut hot = slot.lock().await;
+        for _ in 0..ATTEMPTS {
+            let record = self.load_visible(id, Some(player)).await?;
+            let seat = seat_of(&record, player.id);
+            if room == Room::Players && seat.is_none() {
+                return Err(Error::forbidden(
+                    "not_a_player",
+                    "only the players of this game write in the players' room",
+                ));
+            }
+            let game = self.position(&mut hot, &record).await?;
+            let mut update = update_from(&record);
+            let payload = json!({ "room": room.as_str(), "player": player.name, "seat": seat, "text": text });
+            update.events.push(event("chat", payload.clone()));
+            let stored = EventRow {
+                seq: update.expected_seq + 1,
+                kind: "chat".to_owned(),
+                payload,
+                created_at: update.now,
+            };
+            if self.commit(&mut hot, update, game).await? {
+                return Ok(stored);
             }
         }
         Err(Self::busy())

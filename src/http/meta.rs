@@ -7,7 +7,7 @@ use axum::routing::get;
 use axum::Router;
 use utoipa::OpenApi;
 
-use super::{correspondence, games, players, rules, AppState, Json};
+use super::{correspondence, games, players, realtime, rules, AppState, Json};
 use crate::error::Result;
 
 #[derive(OpenApi)]
@@ -20,6 +20,7 @@ use crate::error::Result;
         games::resign, games::draw, games::takeback, games::abort, games::board_svg, games::board_txt,
         games::game_record, games::events,
         correspondence::vacation, correspondence::deliveries,
+        realtime::chat, realtime::events,
         healthz, metrics, openapi,
     ),
     components(schemas(ErrorBody, ErrorDetail)),

@@ -9,6 +9,7 @@ mod error;
 mod games;
 mod meta;
 mod players;
+mod realtime;
 mod rules;
 
 use std::sync::Arc;
@@ -39,6 +40,8 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     pub metrics: Arc<Metrics>,
     pub config: Arc<Config>,
+    /// WebSocket and event-stream limits.
+    pub realtime: Arc<crate::config::RealtimeConfig>,
 }
 
 /// The whole application with its layers.
@@ -49,6 +52,7 @@ pub fn app(state: AppState, config: &Config) -> Router {
         .merge(correspondence::router())
         .merge(rules::router())
         .merge(games::router())
+        .merge(realtime::router())
         .merge(meta::api_router());
     Router::new()
         .nest("/api/v1", api)

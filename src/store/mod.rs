@@ -266,6 +266,8 @@ pub trait Store: NotifyStore + Send + Sync + 'static {
     async fn add_vacation(&self, player_id: i64, starts_at: i64, ends_at: i64) -> StoreResult<()>;
     /// Active games where `player_id` is to move.
     async fn games_to_move(&self, player_id: i64) -> StoreResult<Vec<i64>>;
+    /// The number of the player's last event (0 when none).
+    async fn player_event_seq(&self, player_id: i64) -> StoreResult<i64>;
 }
 
 /// Connects to the database the URL names (`sqlite:…` or `postgres://…`),
@@ -746,6 +748,14 @@ macro_rules! impl_store {
                 .fetch_all(&self.pool)
                 .await?;
                 Ok(rows.iter().map(event_row).collect::<Result<_, _>>()?)
+            }
+
+            async fn player_event_seq(&self, player_id: i64) -> StoreResult<i64> {
+                let seq: Option<i64> = sqlx::query_scalar("SELECT event_seq FROM players WHERE id = $1")
+                    .bind(player_id)
+                    .fetch_optional(&self.pool)
+                    .await?;
+                Ok(seq.unwrap_or(0))
             }
 
             async fn player_events(&self, player_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>> {

@@ -1,0 +1,306 @@
+//! The hub: in-process fan-out of committed changes to live subscribers.
+//!
+//! - One `broadcast` channel per game, created on the first subscribe and
+//!   removed when its last subscriber leaves. Frames are serialised once per
+//!   change and shared (`Arc<str>`), whatever the number of subscribers.
+//! - One channel per player, carrying only "your stream has grown to seq N":
+//!   a subscriber then reads its new events from the store, so what it sends
+//!   is always exactly the stored log, in order, with no gap.
+//! - Presence: which seats of a game have a seated player with a socket
+//!   subscribed to it, pushed on the game's channel whenever that changes.
+//!
+//! The hub is fed only after a transaction commits ([`crate::games::Games`]
+//! calls [`Hub::publish_game`] and [`Hub::publish_players`]): nothing is ever
+//! announced that the database does not hold.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+
+use crate::store::EventRow;
+
+/// A frame on a game's channel, serialised once.
+#[derive(Clone, Debug)]
+pub struct GameFrame {
+    /// The event's number; `None` for frames outside the log (presence).
+    pub seq: Option<i64>,
+    pub text: Arc<str>,
+}
+
+/// The `event` frame of a stored game event, exactly as the protocol sends it.
+pub fn event_frame(game: i64, event: &EventRow) -> Value {
+    json!({
+        "type": "event", "game": game, "seq": event.seq, "kind": event.kind,
+        "data": event.payload, "at": event.created_at,
+    })
+}
+
+struct Topic {
+    sender: broadcast::Sender<GameFrame>,
+    /// Connections per seat of seated players subscribed to the game.
+    online: BTreeMap<i64, usize>,
+}
+
+pub struct Hub {
+    capacity: usize,
+    /// Set when the server shuts down: long-lived streams end then.
+    closing: tokio::sync::watch::Sender<bool>,
+    games: Mutex<HashMap<i64, Topic>>,
+    players: Mutex<HashMap<i64, broadcast::Sender<()>>>,
+    /// Authenticated sockets per player: who is connected (no mail to them).
+    connected: Mutex<HashMap<i64, usize>>,
+}
+
+fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // The maps hold no invariant a panicking holder could break halfway.
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn presence_frame(game: i64, online: &BTreeMap<i64, usize>) -> GameFrame {
+    let seats: Vec<i64> = online.keys().copied().collect();
+    GameFrame {
+        seq: None,
+        text: json!({ "type": "presence", "game": game, "online": seats })
+            .to_string()
+            .into(),
+    }
+}
+
+impl Hub {
+    /// `capacity`: frames a game's channel keeps for a slow subscriber
+    /// before that subscriber lags (and is resynchronised with a snapshot).
+    pub fn new(capacity: usize) -> Hub {
+        Hub {
+            capacity: capacity.max(1),
+            closing: tokio::sync::watch::channel(false).0,
+            games: Mutex::new(HashMap::new()),
+            players: Mutex::new(HashMap::new()),
+            connected: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Counts an authenticated socket of `player` until the guard is dropped.
+    pub fn connect(self: &Arc<Hub>, player: i64) -> Connected {
+        *locked(&self.connected).entry(player).or_default() += 1;
+        Connected {
+            hub: self.clone(),
+            player,
+        }
+    }
+
+    /// Starts listening to a game. Subscribe before reading the game's state:
+    /// a change committed meanwhile then arrives on the channel too, and the
+    /// subscriber drops what its snapshot already covers (by `seq`).
+    pub fn subscribe_game(self: &Arc<Hub>, game: i64) -> GameSubscription {
+        let mut games = locked(&self.games);
+        let topic = games.entry(game).or_insert_with(|| Topic {
+            sender: broadcast::channel(self.capacity).0,
+            online: BTreeMap::new(),
+        });
+        GameSubscription {
+            receiver: Some(topic.sender.subscribe()),
+            hub: self.clone(),
+            game,
+            seat: None,
+        }
+    }
+
+    /// Seats whose players are connected to `game`.
+    pub fn presence(&self, game: i64) -> Value {
+        let games = locked(&self.games);
+        let online: Vec<i64> = games
+            .get(&game)
+            .map(|t| t.online.keys().copied().collect())
+            .unwrap_or_default();
+        json!({ "type": "presence", "game": game, "online": online })
+    }
+
+    fn set_online(&self, game: i64, seat: i64, joined: bool) {
+        let mut games = locked(&self.games);
+        let Some(topic) = games.get_mut(&game) else {
+            return;
+        };
+        let changed = if joined {
+            let count = topic.online.entry(seat).or_default();
+            *count += 1;
+            *count == 1
+        } else {
+            match topic.online.get_mut(&seat) {
+                Some(count) if *count > 1 => {
+                    *count -= 1;
+                    false
+                }
+                Some(_) => {
+                    topic.online.remove(&seat);
+                    true
+                }
+                None => false,
+            }
+        };
+        if changed {
+            // No receiver left is fine: nobody to tell.
+            let _ = topic.sender.send(presence_frame(game, &topic.online));
+        }
+    }
+
+    fn leave_game(&self, game: i64) {
+        let mut games = locked(&self.games);
+        if games.get(&game).is_some_and(|t| t.sender.receiver_count() == 0) {
+            games.remove(&game);
+        }
+    }
+
+    /// Sends committed game events to the game's subscribers, if any.
+    pub fn publish_game(&self, game: i64, events: &[EventRow]) {
+        let games = locked(&self.games);
+        let Some(topic) = games.get(&game) else {
+            return;
+        };
+        for event in events {
+            let frame = GameFrame {
+                seq: Some(event.seq),
+                text: event_frame(game, event).to_string().into(),
+            };
+            let _ = topic.sender.send(frame);
+        }
+    }
+
+    /// Tells the connections of these players that their streams have grown.
+    pub fn publish_players(&self, players: impl IntoIterator<Item = i64>) {
+        let channels = locked(&self.players);
+        for player in players {
+            if let Some(sender) = channels.get(&player) {
+                let _ = sender.send(());
+            }
+        }
+    }
+
+    /// Starts listening for growth of a player's stream.
+    pub fn subscribe_player(self: &Arc<Hub>, player: i64) -> PlayerSubscription {
+        let mut channels = locked(&self.players);
+        // One pending wake-up is as good as many: capacity 1 suffices.
+        let sender = channels.entry(player).or_insert_with(|| broadcast::channel(1).0);
+        PlayerSubscription {
+            receiver: Some(sender.subscribe()),
+            hub: self.clone(),
+            player,
+        }
+    }
+
+    fn leave_player(&self, player: i64) {
+        let mut channels = locked(&self.players);
+        if channels.get(&player).is_some_and(|s| s.receiver_count() == 0) {
+            channels.remove(&player);
+        }
+    }
+
+    /// Ends every live stream (sockets close with 1001, SSE streams end) so
+    /// that a graceful shutdown does not wait for them forever.
+    pub fn close(&self) {
+        self.closing.send_replace(true);
+    }
+
+    /// Completes once [`Hub::close`] was called.
+    pub fn closed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut closing = self.closing.subscribe();
+        async move {
+            // An error means the hub is gone: closed as well.
+            let _ = closing.wait_for(|closed| *closed).await;
+        }
+    }
+
+    /// Games with a live channel (for tests and metrics).
+    pub fn live_games(&self) -> usize {
+        locked(&self.games).len()
+    }
+}
+
+/// A player's authenticated socket, counted while it lives.
+pub struct Connected {
+    hub: Arc<Hub>,
+    player: i64,
+}
+
+impl Drop for Connected {
+    fn drop(&mut self) {
+        let mut connected = locked(&self.hub.connected);
+        if let Some(count) = connected.get_mut(&self.player) {
+            *count -= 1;
+            if *count == 0 {
+                connected.remove(&self.player);
+            }
+        }
+    }
+}
+
+impl crate::notify::Presence for Hub {
+    fn is_connected(&self, player_id: i64) -> bool {
+        locked(&self.connected).contains_key(&player_id)
+    }
+}
+
+/// A subscription to a game; leaving (dropping it) removes the channel when
+/// it was the last, and takes the seat offline.
+pub struct GameSubscription {
+    receiver: Option<broadcast::Receiver<GameFrame>>,
+    hub: Arc<Hub>,
+    game: i64,
+    seat: Option<i64>,
+}
+
+impl GameSubscription {
+    pub fn game(&self) -> i64 {
+        self.game
+    }
+
+    /// Marks the subscriber's seat online (once).
+    pub fn set_seat(&mut self, seat: i64) {
+        if self.seat.is_none() {
+            self.seat = Some(seat);
+            self.hub.set_online(self.game, seat, true);
+        }
+    }
+
+    pub async fn recv(&mut self) -> Result<GameFrame, broadcast::error::RecvError> {
+        match self.receiver.as_mut() {
+            Some(receiver) => receiver.recv().await,
+            None => Err(broadcast::error::RecvError::Closed),
+        }
+    }
+}
+
+impl Drop for GameSubscription {
+    fn drop(&mut self) {
+        drop(self.receiver.take());
+        if let Some(seat) = self.seat {
+            self.hub.set_online(self.game, seat, false);
+        }
+        self.hub.leave_game(self.game);
+    }
+}
+
+pub struct PlayerSubscription {
+    receiver: Option<broadcast::Receiver<()>>,
+    hub: Arc<Hub>,
+    player: i64,
+}
+
+impl PlayerSubscription {
+    /// Waits until the player's stream may have grown. A lag means the same
+    /// thing here: read the store.
+    pub async fn changed(&mut self) -> bool {
+        match self.receiver.as_mut() {
+            Some(receiver) => !matches!(receiver.recv().await, Err(broadcast::error::RecvError::Closed)),
+            None => false,
+        }
+    }
+}
+
+impl Drop for PlayerSubscription {
+    fn drop(&mut self) {
+        drop(self.receiver.take());
+        self.hub.leave_player(self.player);
+    }
+}

@@ -1,0 +1,572 @@
+//! One WebSocket connection (`GET /api/v1/ws`); the protocol is PROTOCOL.md.
+//!
+//! - The writer half runs in its own task: it owns the sink, drains a small
+//!   bounded queue of outgoing frames, pings on an interval, and closes the
+//!   socket when the peer has been silent longer than the idle timeout.
+//! - The reader half runs in the connection's task and handles requests one
+//!   at a time (a move is acknowledged only after the service committed it).
+//! - Each game subscription is a forwarding task from the game's broadcast
+//!   channel into the outgoing queue. A full queue (slow socket) makes the
+//!   forwarder lag behind the channel; a lag, or any gap in the sequence, is
+//!   answered with a fresh snapshot, never by skipping events.
+//! - `select!` ends both halves together; dropping the connection aborts the
+//!   forwarders, which leaves the games' channels (and takes presence down).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use futures_util::stream::{SplitSink, SplitStream};
+use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, mpsc};
+use tokio::task::AbortHandle;
+
+use super::hub::{event_frame, GameSubscription};
+use crate::accounts;
+use crate::config::RealtimeConfig;
+use crate::error::Error;
+use crate::games::{Games, MoveRequest, Room};
+use crate::store::Player;
+
+/// Outgoing frames queued per connection; a subscriber that finds the queue
+/// full waits, lags behind its game's channel and is then resynchronised.
+const OUTGOING_QUEUE: usize = 32;
+/// Games one connection may follow at once.
+pub const MAX_SUBSCRIPTIONS: usize = 64;
+/// Missed events replayed on `subscribe` with `since`; further behind, the
+/// client gets a snapshot instead.
+pub const MAX_REPLAY: i64 = 500;
+/// Player events read from the store per query.
+const PLAYER_PAGE: i64 = 100;
+
+/// A request from the client. Unknown fields are ignored so that clients
+/// may send more than this server reads.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Request {
+    Auth {
+        token: String,
+    },
+    Subscribe {
+        game: i64,
+        since: Option<i64>,
+    },
+    Unsubscribe {
+        game: i64,
+    },
+    SubscribePlayer {
+        since: Option<i64>,
+    },
+    Move {
+        game: i64,
+        #[serde(rename = "move")]
+        notation: String,
+        ply: i64,
+        message: Option<String>,
+    },
+    Chat {
+        game: i64,
+        text: String,
+        room: Option<Room>,
+    },
+    Ping,
+}
+
+/// A refusal of a client request, as an `error` frame. The codes are the
+/// HTTP API's, plus those of the socket itself.
+enum Refusal {
+    Service(Error),
+    Socket { code: &'static str, message: String },
+}
+
+impl From<Error> for Refusal {
+    fn from(error: Error) -> Refusal {
+        Refusal::Service(error)
+    }
+}
+
+fn refuse(code: &'static str, message: impl Into<String>) -> Refusal {
+    Refusal::Socket {
+        code,
+        message: message.into(),
+    }
+}
+
+fn error_frame(id: &Value, refusal: Refusal) -> Message {
+    let frame = match refusal {
+        Refusal::Service(error) => {
+            if error.status() >= 500 {
+                tracing::error!(%error, "internal error on the WebSocket");
+            }
+            let mut frame = json!({
+                "type": "error", "id": id, "code": error.code(), "message": error.public_message(),
+            });
+            if let Error::Conflict { game: Some(game), .. } = error {
+                frame["game"] = *game;
+            }
+            frame
+        }
+        Refusal::Socket { code, message } => {
+            json!({ "type": "error", "id": id, "code": code, "message": message })
+        }
+    };
+    text(frame.to_string())
+}
+
+fn text(frame: impl Into<String>) -> Message {
+    Message::Text(frame.into().into())
+}
+
+fn ack(id: &Value, result: Value) -> Message {
+    text(json!({ "type": "ack", "id": id, "result": result }).to_string())
+}
+
+/// What every connection shares.
+#[derive(Clone)]
+pub struct Context {
+    pub games: Arc<Games>,
+    pub config: Arc<RealtimeConfig>,
+}
+
+/// Token bucket: `burst` messages at once, `rate` per second sustained.
+struct RateLimit {
+    tokens: f64,
+    burst: f64,
+    rate: f64,
+    at: Instant,
+}
+
+impl RateLimit {
+    fn new(rate: u32, burst: u32) -> RateLimit {
+        let burst = f64::from(burst.max(1));
+        RateLimit {
+            tokens: burst,
+            burst,
+            rate: f64::from(rate.max(1)),
+            at: Instant::now(),
+        }
+    }
+
+    fn take(&mut self) -> bool {
+        let now = Instant::now();
+        self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * self.rate).min(self.burst);
+        self.at = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// Aborts the tasks it holds when dropped (the connection ended).
+#[derive(Default)]
+struct Tasks(HashMap<i64, AbortHandle>);
+
+impl Drop for Tasks {
+    fn drop(&mut self) {
+        for (_, task) in self.0.drain() {
+            task.abort();
+        }
+    }
+}
+
+struct Connection {
+    context: Context,
+    player: Option<Player>,
+    /// Keeps the authenticated player counted as connected.
+    online: Option<super::hub::Connected>,
+    out: mpsc::Sender<Message>,
+    games: Tasks,
+    /// The player's stream, under key 0.
+    player_stream: Tasks,
+    started: Instant,
+    /// Milliseconds since `started` of the last frame from the peer.
+    last_seen: Arc<AtomicU64>,
+}
+
+/// Serves one upgraded socket until either side ends it.
+pub async fn serve(socket: WebSocket, context: Context, player: Option<Player>) {
+    let (sink, stream) = socket.split();
+    let (out, queue) = mpsc::channel(OUTGOING_QUEUE);
+    let started = Instant::now();
+    let last_seen = Arc::new(AtomicU64::new(0));
+    let mut writer = tokio::spawn(write_half(
+        sink,
+        queue,
+        context.config.clone(),
+        started,
+        last_seen.clone(),
+        context.games.hub().closed(),
+    ));
+    let online = player.as_ref().map(|p| context.games.hub().connect(p.id));
+    let mut connection = Connection {
+        context,
+        player,
+        online,
+        out,
+        games: Tasks::default(),
+        player_stream: Tasks::default(),
+        started,
+        last_seen,
+    };
+    tokio::select! {
+        _ = &mut writer => {}
+        _ = connection.read_half(stream) => writer.abort(),
+    }
+}
+
+async fn write_half(
+    mut sink: SplitSink<WebSocket, Message>,
+    mut queue: mpsc::Receiver<Message>,
+    config: Arc<RealtimeConfig>,
+    started: Instant,
+    last_seen: Arc<AtomicU64>,
+    closed: impl std::future::Future<Output = ()>,
+) {
+    tokio::pin!(closed);
+    let idle_timeout = config.ws_idle_timeout_ms.max(1);
+    let mut ping = tokio::time::interval(Duration::from_millis(config.ws_ping_interval_ms.max(1)));
+    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ping.tick().await;
+    loop {
+        tokio::select! {
+            frame = queue.recv() => {
+                let Some(frame) = frame else { break };
+                if sink.send(frame).await.is_err() {
+                    return;
+                }
+            }
+            _ = &mut closed => {
+                let close = CloseFrame { code: 1001, reason: "the server is shutting down".into() };
+                let _ = tokio::time::timeout(Duration::from_secs(1), sink.send(Message::Close(Some(close)))).await;
+                return;
+            }
+            _ = ping.tick() => {
+                let silent = (started.elapsed().as_millis() as u64).saturating_sub(last_seen.load(Ordering::Relaxed));
+                if silent > idle_timeout {
+                    tracing::debug!(silent, "closing a silent WebSocket");
+                    let close = CloseFrame { code: 1001, reason: "no answer to pings".into() };
+                    // Bounded: a dead peer may not even take the close frame.
+                    let _ = tokio::time::timeout(Duration::from_secs(1), sink.send(Message::Close(Some(close)))).await;
+                    return;
+                }
+                if sink.send(Message::Ping(Default::default())).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+    let _ = sink.close().await;
+}
+
+impl Connection {
+    async fn read_half(&mut self, mut stream: SplitStream<WebSocket>) {
+        let config = self.context.config.clone();
+        let mut limit = RateLimit::new(config.ws_rate, config.ws_burst);
+        while let Some(Ok(message)) = stream.next().await {
+            self.last_seen
+                .store(self.started.elapsed().as_millis() as u64, Ordering::Relaxed);
+            let text = match message {
+                Message::Text(text) => text,
+                Message::Binary(_) => {
+                    self.send(error_frame(
+                        &Value::Null,
+                        refuse("bad_message", "send text frames of JSON"),
+                    ))
+                    .await;
+                    continue;
+                }
+                Message::Close(_) => break,
+                // Pongs and pings only prove the peer alive (tungstenite answers pings).
+                Message::Ping(_) | Message::Pong(_) => continue,
+            };
+            if !limit.take() {
+                let message = format!("at most {} messages per second", config.ws_rate);
+                self.send(error_frame(&Value::Null, refuse("rate_limited", message)))
+                    .await;
+                continue;
+            }
+            if text.len() > config.ws_max_message {
+                let message = format!("a message is at most {} bytes", config.ws_max_message);
+                self.send(error_frame(&Value::Null, refuse("message_too_large", message)))
+                    .await;
+                continue;
+            }
+            let (id, request) = match parse(text.as_str()) {
+                Ok(parsed) => parsed,
+                Err((id, refusal)) => {
+                    self.send(error_frame(&id, refusal)).await;
+                    continue;
+                }
+            };
+            let answer = match self.handle(&id, request).await {
+                Ok(Some(answer)) => answer,
+                Ok(None) => continue,
+                Err(refusal) => error_frame(&id, refusal),
+            };
+            self.send(answer).await;
+        }
+    }
+
+    async fn send(&self, frame: Message) {
+        // The writer is gone only when the connection is ending anyway.
+        let _ = self.out.send(frame).await;
+    }
+
+    fn player(&self) -> Result<&Player, Refusal> {
+        self.player.as_ref().ok_or_else(|| {
+            Refusal::Service(Error::Unauthorized(
+                "authenticate first: send {\"type\":\"auth\",\"token\":…}".to_owned(),
+            ))
+        })
+    }
+
+    /// Handles one request; `Ok(Some(frame))` is the answer to send.
+    async fn handle(&mut self, id: &Value, request: Request) -> Result<Option<Message>, Refusal> {
+        let games = self.context.games.clone();
+        match request {
+            Request::Auth { token } => {
+                if self.player.is_some() {
+                    return Err(refuse("already_authenticated", "this socket is already authenticated"));
+                }
+                let token = token.trim();
+                let invalid = || Refusal::Service(Error::Unauthorized("invalid token".to_owned()));
+                if token.is_empty() || token.len() > 128 {
+                    return Err(invalid());
+                }
+                let player = games
+                    .store()
+                    .player_by_token(&accounts::token_hash(token))
+                    .await
+                    .map_err(Error::from)?
+                    .ok_or_else(invalid)?;
+                let result = json!({ "player": player.name });
+                self.online = Some(games.hub().connect(player.id));
+                self.player = Some(player);
+                Ok(Some(ack(id, result)))
+            }
+            Request::Ping => Ok(Some(text(json!({ "type": "pong", "id": id }).to_string()))),
+            Request::Subscribe { game, since } => self.subscribe(id, game, since).await.map(Some),
+            Request::Unsubscribe { game } => match self.games.0.remove(&game) {
+                Some(task) => {
+                    task.abort();
+                    Ok(Some(ack(id, json!({ "game": game }))))
+                }
+                None => Err(refuse(
+                    "not_subscribed",
+                    format!("this socket does not follow game {game}"),
+                )),
+            },
+            Request::SubscribePlayer { since } => self.subscribe_player(id, since).await.map(Some),
+            Request::Move {
+                game,
+                notation,
+                ply,
+                message,
+            } => {
+                let player = self.player()?;
+                // Exactly the HTTP path: same checks, commit before the ack, same events.
+                let answer = games.play(player, game, MoveRequest { notation, ply, message }).await?;
+                let result = serde_json::to_value(&answer).map_err(Error::internal)?;
+                Ok(Some(ack(id, result)))
+            }
+            Request::Chat { game, text, room } => {
+                let player = self.player()?;
+                let event = games.chat(player, game, room.unwrap_or(Room::Players), &text).await?;
+                Ok(Some(ack(id, event_frame(game, &event))))
+            }
+        }
+    }
+
+    /// Subscribes to a game: first the channel, then the state, so nothing
+    /// committed in between is missed (duplicates are dropped by `seq`).
+    async fn subscribe(&mut self, id: &Value, game: i64, since: Option<i64>) -> Result<Message, Refusal> {
+        if self.games.0.contains_key(&game) {
+            return Err(refuse(
+                "already_subscribed",
+                format!("this socket already follows game {game}"),
+            ));
+        }
+        if self.games.0.len() >= MAX_SUBSCRIPTIONS {
+            return Err(refuse(
+                "too_many_subscriptions",
+                format!("a socket follows at most {MAX_SUBSCRIPTIONS} games"),
+            ));
+        }
+        let games = self.context.games.clone();
+        let mut subscription = games.hub().subscribe_game(game);
+        let state = games.state(self.player.as_ref(), game, None).await?;
+        if let Some(seat) = state.your_seat {
+            subscription.set_seat(seat);
+        }
+        let mut last_seq = state.seq;
+        match since {
+            Some(since) if (0..=state.seq).contains(&since) && state.seq - since <= MAX_REPLAY => {
+                let events = games
+                    .store()
+                    .game_events(game, since, MAX_REPLAY)
+                    .await
+                    .map_err(Error::from)?;
+                last_seq = since;
+                for event in &events {
+                    self.send(text(event_frame(game, event).to_string())).await;
+                    last_seq = event.seq;
+                }
+            }
+            _ => self.send(snapshot_frame(game, &state)).await,
+        }
+        self.send(text(games.hub().presence(game).to_string())).await;
+        let task = tokio::spawn(forward_game(
+            subscription,
+            last_seq,
+            self.out.clone(),
+            games,
+            self.player.clone(),
+        ));
+        self.games.0.insert(game, task.abort_handle());
+        Ok(ack(id, json!({ "game": game, "seq": last_seq })))
+    }
+
+    async fn subscribe_player(&mut self, id: &Value, since: Option<i64>) -> Result<Message, Refusal> {
+        let player = self.player()?.clone();
+        if !self.player_stream.0.is_empty() {
+            return Err(refuse("already_subscribed", "this socket already follows your events"));
+        }
+        let games = self.context.games.clone();
+        let subscription = games.hub().subscribe_player(player.id);
+        let current = games.store().player_event_seq(player.id).await.map_err(Error::from)?;
+        let since = since.unwrap_or(current).clamp(0, current);
+        let task = tokio::spawn(forward_player(subscription, since, self.out.clone(), games, player.id));
+        self.player_stream.0.insert(0, task.abort_handle());
+        Ok(ack(id, json!({ "seq": current })))
+    }
+}
+
+/// The request's `id` (any JSON scalar, echoed back) and the request.
+fn parse(text: &str) -> Result<(Value, Request), (Value, Refusal)> {
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| (Value::Null, refuse("bad_message", format!("not JSON: {e}"))))?;
+    let id = match value.get("id") {
+        None | Some(Value::Null) => Value::Null,
+        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+        Some(_) => return Err((Value::Null, refuse("bad_message", "`id` is a string or a number"))),
+    };
+    if !value.is_object() {
+        return Err((id, refuse("bad_message", "a message is a JSON object")));
+    }
+    match serde_json::from_value(value) {
+        Ok(request) => Ok((id, request)),
+        Err(e) => Err((id, refuse("bad_message", e.to_string()))),
+    }
+}
+
+fn snapshot_frame(game: i64, state: &crate::games::GameState) -> Message {
+    text(json!({ "type": "snapshot", "game": game, "seq": state.seq, "state": state }).to_string())
+}
+
+/// Forwards a game's live frames to the connection, in order; resynchronises
+/// with a snapshot after a lag or a gap.
+async fn forward_game(
+    mut subscription: GameSubscription,
+    mut last_seq: i64,
+    out: mpsc::Sender<Message>,
+    games: Arc<Games>,
+    viewer: Option<Player>,
+) {
+    let game = subscription.game();
+    loop {
+        let frame = match subscription.recv().await {
+            Ok(frame) => frame,
+            Err(broadcast::error::RecvError::Closed) => return,
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::debug!(game, missed, "a subscriber lagged; sending a snapshot");
+                if !resync(game, &mut last_seq, &out, &games, viewer.as_ref()).await {
+                    return;
+                }
+                continue;
+            }
+        };
+        if let Some(seq) = frame.seq {
+            if seq <= last_seq {
+                continue;
+            }
+            if seq != last_seq + 1 {
+                // Written elsewhere (another process): the log has what we missed.
+                if !resync(game, &mut last_seq, &out, &games, viewer.as_ref()).await {
+                    return;
+                }
+                if seq <= last_seq {
+                    continue;
+                }
+            }
+            last_seq = seq;
+        }
+        if out.send(text(frame.text.as_ref())).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Sends a fresh snapshot; `false` when the connection is gone or the game
+/// cannot be read any more.
+async fn resync(
+    game: i64,
+    last_seq: &mut i64,
+    out: &mpsc::Sender<Message>,
+    games: &Games,
+    viewer: Option<&Player>,
+) -> bool {
+    match games.state(viewer, game, None).await {
+        Ok(state) => {
+            *last_seq = state.seq;
+            out.send(snapshot_frame(game, &state)).await.is_ok()
+        }
+        Err(error) => {
+            let _ = out.send(error_frame(&Value::Null, Refusal::Service(error))).await;
+            false
+        }
+    }
+}
+
+/// Sends the player's stored events after `last_seq`, then each new one as
+/// it is committed.
+async fn forward_player(
+    mut subscription: super::hub::PlayerSubscription,
+    mut last_seq: i64,
+    out: mpsc::Sender<Message>,
+    games: Arc<Games>,
+    player: i64,
+) {
+    loop {
+        let events = match games.store().player_events(player, last_seq, PLAYER_PAGE).await {
+            Ok(events) => events,
+            Err(error) => {
+                tracing::error!(%error, "reading a player's events");
+                let _ = out
+                    .send(error_frame(&Value::Null, Refusal::Service(Error::from(error))))
+                    .await;
+                return;
+            }
+        };
+        let full_page = events.len() as i64 == PLAYER_PAGE;
+        for event in events {
+            last_seq = event.seq;
+            let frame = json!({
+                "type": "player_event", "seq": event.seq, "kind": event.kind,
+                "data": event.payload, "at": event.created_at,
+            });
+            if out.send(text(frame.to_string())).await.is_err() {
+                return;
+            }
+        }
+        if !full_page && !subscription.changed().await {
+            return;
+        }
+    }
+}

@@ -1,0 +1,661 @@
+//! Real-time play over real sockets: tokio-tungstenite clients against the
+//! real server on 127.0.0.1:0, on SQLite (default) or PostgreSQL
+//! (`TEST_DATABASE_URL=postgres://… cargo test`).
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Database, TestServer};
+use futures_util::{SinkExt, StreamExt};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use tavoliere::config::RealtimeConfig;
+use tavoliere::rules::AnyGame;
+use tavoliere::Config;
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// Longest a test waits for an expected frame.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+struct Ws(WebSocketStream<MaybeTlsStream<TcpStream>>);
+
+async fn connect(server: &TestServer, token: Option<&str>) -> Ws {
+    let url = format!("{}/api/v1/ws", server.base.replacen("http", "ws", 1));
+    let mut request = url.into_client_request().expect("a WebSocket request");
+    if let Some(token) = token {
+        request.headers_mut().insert(
+            "authorization",
+            format!("Bearer {token}").parse().expect("a header value"),
+        );
+    }
+    let (socket, _) = tokio_tungstenite::connect_async(request).await.expect("the upgrade");
+    Ws(socket)
+}
+
+impl Ws {
+    async fn send(&mut self, frame: Value) {
+        self.send_text(frame.to_string()).await;
+    }
+
+    async fn send_text(&mut self, text: String) {
+        self.0.send(Message::text(text)).await.expect("a frame sent");
+    }
+
+    /// The next JSON frame (pings are answered by tungstenite meanwhile).
+    async fn next(&mut self) -> Value {
+        loop {
+            let message = tokio::time::timeout(PATIENCE, self.0.next())
+                .await
+                .expect("a frame in time")
+                .expect("the socket is open")
+                .expect("a frame");
+            match message {
+                Message::Text(text) => return serde_json::from_str(text.as_str()).expect("JSON"),
+                Message::Ping(_) | Message::Pong(_) => continue,
+                other => panic!("unexpected frame {other:?}"),
+            }
+        }
+    }
+
+    /// The next frame that is not a presence update.
+    async fn next_skipping_presence(&mut self) -> Value {
+        loop {
+            let frame = self.next().await;
+            if frame["type"] != "presence" {
+                return frame;
+            }
+        }
+    }
+
+    /// Frames up to and including the answer (`ack` or `error`) to `id`.
+    async fn until_answer(&mut self, id: &str) -> (Vec<Value>, Value) {
+        let mut before = Vec::new();
+        loop {
+            let frame = self.next().await;
+            if (frame["type"] == "ack" || frame["type"] == "error") && frame["id"] == id {
+                return (before, frame);
+            }
+            before.push(frame);
+        }
+    }
+
+    /// Subscribes to a game; returns the frames before the ack and the ack.
+    async fn subscribe(&mut self, game: i64, since: Option<i64>) -> (Vec<Value>, Value) {
+        let mut frame = json!({ "type": "subscribe", "game": game, "id": format!("sub{game}") });
+        if let Some(since) = since {
+            frame["since"] = json!(since);
+        }
+        self.send(frame).await;
+        let (frames, answer) = self.until_answer(&format!("sub{game}")).await;
+        assert_eq!(answer["type"], "ack", "{answer}");
+        (frames, answer)
+    }
+
+    /// The next `event` frame of kind `kind`, skipping everything else.
+    async fn event(&mut self, kind: &str) -> Value {
+        loop {
+            let frame = self.next().await;
+            if frame["type"] == "event" && frame["kind"] == kind {
+                return frame;
+            }
+        }
+    }
+
+    /// The `move` event of `ply`, skipping earlier ones (a player's socket
+    /// also hears its own moves).
+    async fn move_event(&mut self, ply: i64) -> Value {
+        loop {
+            let frame = self.event("move").await;
+            if frame["data"]["ply"].as_i64() >= Some(ply) {
+                return frame;
+            }
+        }
+    }
+
+    /// The next presence frame showing `online`, skipping repeats of others.
+    async fn presence(&mut self, online: Value) -> Value {
+        loop {
+            let frame = self.next().await;
+            if frame["type"] == "presence" && frame["online"] == online {
+                return frame;
+            }
+        }
+    }
+
+    /// `true` when the server closed the socket within `within`.
+    async fn closed_within(&mut self, within: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            match tokio::time::timeout_at(deadline, self.0.next()).await {
+                Err(_) => return false,
+                Ok(None | Some(Err(_)) | Some(Ok(Message::Close(_)))) => return true,
+                Ok(Some(Ok(_))) => continue,
+            }
+        }
+    }
+}
+
+async fn setup_with(realtime: RealtimeConfig) -> (Database, TestServer) {
+    let database = Database::new().await;
+    let mut config = Config::with_database(&database.url);
+    config.realtime = realtime;
+    let server = TestServer::start_with(config).await;
+    (database, server)
+}
+
+async fn setup() -> (Database, TestServer) {
+    setup_with(RealtimeConfig::default()).await
+}
+
+async fn teardown(database: Database, server: TestServer) {
+    server.stop().await;
+    database.remove().await;
+}
+
+/// A Gravity game between alice (seat 0, first) and bob.
+async fn gravity(server: &TestServer) -> (i64, String, String) {
+    let alice = server.register("alice").await;
+    let bob = server.register("bob").await;
+    let id = server
+        .start_game("gravity", "standard", &[&alice, &bob], &["alice", "bob"])
+        .await;
+    (id, alice, bob)
+}
+
+/// A line of Gravity that ends the game.
+fn finishing_line() -> Vec<String> {
+    let mut position = AnyGame::new("gravity", Some("standard")).expect("gravity");
+    let mut line = Vec::new();
+    while !position.is_finished() {
+        let legal = position.legal_moves();
+        let m = legal[(line.len() * 7 + 3) % legal.len()].clone();
+        position.play(&m).expect("a listed move is legal");
+        line.push(m);
+    }
+    line
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_players_play_a_whole_game_over_websocket_mixed_with_http_while_spectators_watch() {
+    let (database, server) = setup().await;
+    let (id, alice_token, bob_token) = gravity(&server).await;
+    // Alice authenticates on the upgrade, Bob with a first message (browsers).
+    let mut alice = connect(&server, Some(&alice_token)).await;
+    let mut bob = connect(&server, None).await;
+    bob.send(json!({ "type": "auth", "token": bob_token, "id": "a" })).await;
+    let (_, answer) = bob.until_answer("a").await;
+    assert_eq!(answer["result"]["player"], "bob", "{answer}");
+    let mut spectator = connect(&server, None).await;
+
+    for socket in [&mut alice, &mut bob, &mut spectator] {
+        let (frames, ack) = socket.subscribe(id, None).await;
+        let snapshot = &frames[0];
+        assert_eq!(snapshot["type"], "snapshot", "{snapshot}");
+        assert_eq!(snapshot["state"]["status"], "active");
+        assert_eq!(snapshot["seq"], snapshot["state"]["seq"]);
+        assert_eq!(ack["result"]["seq"], snapshot["seq"]);
+    }
+    let start_seq = spectator_seq(&server, id).await;
+
+    let line = finishing_line();
+    for (ply, notation) in line.iter().enumerate() {
+        let ply = ply as i64;
+        let (mover, opponent, token) = if ply % 2 == 0 {
+            (&mut alice, &mut bob, &alice_token)
+        } else {
+            (&mut bob, &mut alice, &bob_token)
+        };
+        // Bob plays every other of his moves over HTTP: the same service path.
+        if ply % 4 == 3 {
+            let (status, body) = server.play(id, token, notation, ply).await;
+            assert_eq!(status, StatusCode::CREATED, "{body}");
+        } else {
+            let request_id = format!("m{ply}");
+            mover
+                .send(json!({ "type": "move", "game": id, "move": notation, "ply": ply, "id": request_id }))
+                .await;
+            let (_, answer) = mover.until_answer(&request_id).await;
+            assert_eq!(answer["type"], "ack", "{answer}");
+            // The same body as the HTTP move answer.
+            assert_eq!(answer["result"]["created"], true, "{answer}");
+            assert_eq!(answer["result"]["move"]["ply"], ply + 1, "{answer}");
+            assert_eq!(answer["result"]["game"]["ply"], ply + 1, "{answer}");
+        }
+        let seen = opponent.move_event(ply + 1).await;
+        assert_eq!(seen["game"], id);
+        assert_eq!(seen["data"]["ply"], ply + 1, "{seen}");
+        assert_eq!(seen["data"]["move"], notation.as_str(), "{seen}");
+        assert_eq!(seen["data"]["seat"], ply % 2, "{seen}");
+        assert!(seen["data"].get("effect").is_some(), "{seen}");
+        assert!(seen["data"].get("to_move").is_some(), "{seen}");
+    }
+
+    // The spectator saw every change, in order, with no gap: the moves and
+    // the end of the game.
+    let mut seq = start_seq;
+    let mut moves = Vec::new();
+    loop {
+        let frame = spectator.next_skipping_presence().await;
+        assert_eq!(frame["type"], "event", "{frame}");
+        assert_eq!(frame["seq"], seq + 1, "{frame}");
+        seq += 1;
+        match frame["kind"].as_str() {
+            Some("move") => moves.push(frame["data"]["move"].as_str().expect("a move").to_owned()),
+            Some("finished") => break,
+            other => panic!("unexpected event {other:?}"),
+        }
+    }
+    assert_eq!(moves, line);
+    let last_move = moves.len() - 1;
+    let (_, state) = server.get(&format!("/games/{id}"), None).await;
+    assert_eq!(state["status"], "finished");
+    assert_eq!(state["seq"], seq);
+    assert!(last_move > 6);
+    teardown(database, server).await;
+}
+
+async fn spectator_seq(server: &TestServer, id: i64) -> i64 {
+    let (_, state) = server.get(&format!("/games/{id}"), None).await;
+    state["seq"].as_i64().expect("a seq")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_missed_three_moves_resumes_with_since_and_gets_exactly_those() {
+    let (database, server) = setup().await;
+    let (id, alice, bob) = gravity(&server).await;
+    server.play(id, &alice, "d4", 0).await;
+    let mut watcher = connect(&server, None).await;
+    let (frames, _) = watcher.subscribe(id, None).await;
+    let seen = frames[0]["seq"].as_i64().expect("a snapshot seq");
+    drop(watcher);
+
+    for (ply, (token, notation)) in [(&bob, "e4"), (&alice, "c4"), (&bob, "d5")].into_iter().enumerate() {
+        let (status, body) = server.play(id, token, notation, ply as i64 + 1).await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+    }
+
+    let mut watcher = connect(&server, None).await;
+    let (frames, ack) = watcher.subscribe(id, Some(seen)).await;
+    let events: Vec<&Value> = frames.iter().filter(|f| f["type"] != "presence").collect();
+    assert_eq!(events.len(), 3, "{frames:?}");
+    for (i, (event, notation)) in events.iter().zip(["e4", "c4", "d5"]).enumerate() {
+        assert_eq!(event["type"], "event");
+        assert_eq!(event["kind"], "move");
+        assert_eq!(event["seq"], seen + 1 + i as i64);
+        assert_eq!(event["data"]["move"], notation);
+        assert_eq!(event["data"]["ply"], 2 + i as i64);
+    }
+    assert_eq!(ack["result"]["seq"], seen + 3);
+
+    // A `since` beyond the log gets a snapshot instead.
+    let mut other = connect(&server, None).await;
+    let (frames, _) = other.subscribe(id, Some(seen + 100)).await;
+    assert_eq!(frames[0]["type"], "snapshot");
+    assert_eq!(frames[0]["seq"], seen + 3);
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_malformed_message_gets_an_error_and_the_socket_keeps_working() {
+    let (database, server) = setup().await;
+    let (id, alice, _) = gravity(&server).await;
+    let mut socket = connect(&server, Some(&alice)).await;
+    let malformed = [
+        "not json".to_owned(),
+        "[1,2,3]".to_owned(),
+        "42".to_owned(),
+        "{}".to_owned(),
+        json!({ "type": "teleport" }).to_string(),
+        json!({ "type": "subscribe" }).to_string(),
+        json!({ "type": "subscribe", "game": "one" }).to_string(),
+        json!({ "type": "move", "game": id, "ply": 0 }).to_string(),
+        json!({ "type": "move", "game": id, "move": "d4", "ply": "zero" }).to_string(),
+        json!({ "type": "chat", "game": id, "text": "hi", "room": "kitchen" }).to_string(),
+        json!({ "type": "ping", "id": { "nested": true } }).to_string(),
+    ];
+    for text in malformed {
+        socket.send_text(text.clone()).await;
+        let frame = socket.next().await;
+        assert_eq!(frame["type"], "error", "{text} -> {frame}");
+        assert_eq!(frame["code"], "bad_message", "{text} -> {frame}");
+        assert!(frame["message"].as_str().is_some_and(|m| !m.is_empty()), "{frame}");
+    }
+    socket.0.send(Message::binary(vec![1, 2, 3])).await.expect("sent");
+    let frame = socket.next().await;
+    assert_eq!(frame["code"], "bad_message", "{frame}");
+    // The id of a parseable but bad request is echoed.
+    socket.send(json!({ "type": "subscribe", "id": "q1" })).await;
+    let frame = socket.next().await;
+    assert_eq!(
+        (frame["code"].as_str(), frame["id"].as_str()),
+        (Some("bad_message"), Some("q1"))
+    );
+    // Service refusals carry the HTTP API's codes; the socket still works.
+    socket
+        .send(json!({ "type": "move", "game": id, "move": "z9", "ply": 0, "id": 7 }))
+        .await;
+    let frame = socket.next().await;
+    assert_eq!(
+        (frame["code"].as_str(), frame["id"].as_i64()),
+        (Some("bad_notation"), Some(7)),
+        "{frame}"
+    );
+    socket
+        .send(json!({ "type": "move", "game": id, "move": "d4", "ply": 5, "id": "s" }))
+        .await;
+    let frame = socket.next().await;
+    assert_eq!(frame["code"], "stale_ply", "{frame}");
+    assert_eq!(frame["game"]["ply"], 0, "a stale ply carries the current game: {frame}");
+    socket
+        .send(json!({ "type": "subscribe", "game": 999_999, "id": "g" }))
+        .await;
+    let frame = socket.next().await;
+    assert_eq!(frame["code"], "not_found", "{frame}");
+    socket.send(json!({ "type": "ping", "id": "still here" })).await;
+    assert_eq!(socket.next().await, json!({ "type": "pong", "id": "still here" }));
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spectators_cannot_move_nor_write_in_the_players_room_and_private_games_stay_private() {
+    let (database, server) = setup().await;
+    let (id, alice_token, bob_token) = gravity(&server).await;
+    let carol_token = server.register("carol").await;
+    let mut carol = connect(&server, Some(&carol_token)).await;
+    let mut anonymous = connect(&server, None).await;
+    let mut alice = connect(&server, Some(&alice_token)).await;
+    alice.subscribe(id, None).await;
+
+    carol
+        .send(json!({ "type": "move", "game": id, "move": "d4", "ply": 0, "id": "m" }))
+        .await;
+    let (_, answer) = carol.until_answer("m").await;
+    assert_eq!(answer["code"], "not_a_player", "{answer}");
+    anonymous
+        .send(json!({ "type": "move", "game": id, "move": "d4", "ply": 0, "id": "m" }))
+        .await;
+    let (_, answer) = anonymous.until_answer("m").await;
+    assert_eq!(answer["code"], "unauthorized", "{answer}");
+    anonymous
+        .send(json!({ "type": "chat", "game": id, "text": "hello", "room": "spectators", "id": "c" }))
+        .await;
+    let (_, answer) = anonymous.until_answer("c").await;
+    assert_eq!(answer["code"], "unauthorized", "{answer}");
+
+    carol
+        .send(json!({ "type": "chat", "game": id, "text": "let me in", "room": "players", "id": "c1" }))
+        .await;
+    let (_, answer) = carol.until_answer("c1").await;
+    assert_eq!(answer["code"], "not_a_player", "{answer}");
+    let (status, body) = server
+        .post(
+            &format!("/games/{id}/chat"),
+            Some(&carol_token),
+            json!({ "text": "let me in", "room": "players" }),
+        )
+        .await;
+    common::assert_error(status, &body, StatusCode::FORBIDDEN, "not_a_player");
+
+    carol
+        .send(json!({ "type": "chat", "game": id, "text": "nice opening", "room": "spectators", "id": "c2" }))
+        .await;
+    let (_, answer) = carol.until_answer("c2").await;
+    assert_eq!(answer["type"], "ack", "{answer}");
+    let chat = alice.event("chat").await;
+    assert_eq!(chat["data"]["room"], "spectators");
+    assert_eq!(chat["data"]["player"], "carol");
+    assert_eq!(chat["data"]["text"], "nice opening");
+    assert_eq!(chat["seq"], answer["result"]["seq"]);
+
+    // Players chat in their room, over HTTP too; the chat is in the log.
+    let (status, body) = server
+        .post(
+            &format!("/games/{id}/chat"),
+            Some(&bob_token),
+            json!({ "text": "good luck" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let chat = alice.event("chat").await;
+    assert_eq!(
+        (chat["data"]["room"].as_str(), chat["data"]["seat"].as_i64()),
+        (Some("players"), Some(1))
+    );
+    let (_, log) = server.get(&format!("/games/{id}/events?after=0"), None).await;
+    let chats = log["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["kind"] == "chat")
+        .count();
+    assert_eq!(chats, 2, "{log}");
+    let (status, body) = server
+        .post(&format!("/games/{id}/chat"), Some(&bob_token), json!({ "text": "   " }))
+        .await;
+    common::assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "empty_chat");
+    let (status, body) = server
+        .post(
+            &format!("/games/{id}/chat"),
+            Some(&bob_token),
+            json!({ "text": "x".repeat(1001) }),
+        )
+        .await;
+    common::assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "message_too_long");
+
+    // A private game is not found by spectators.
+    let (status, body) = server
+        .post(
+            "/games",
+            Some(&alice_token),
+            json!({ "game": "gravity", "opponents": ["bob"], "public": false }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let private = body["id"].as_i64().expect("an id");
+    for socket in [&mut carol, &mut anonymous] {
+        socket
+            .send(json!({ "type": "subscribe", "game": private, "id": "p" }))
+            .await;
+        let (_, answer) = socket.until_answer("p").await;
+        assert_eq!(answer["code"], "not_found", "{answer}");
+    }
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn presence_shows_which_players_are_connected() {
+    let (database, server) = setup().await;
+    let (id, alice_token, bob_token) = gravity(&server).await;
+    let mut alice = connect(&server, Some(&alice_token)).await;
+    let (frames, _) = alice.subscribe(id, None).await;
+    assert_eq!(frames.last().expect("presence")["online"], json!([0]), "{frames:?}");
+    let mut bob = connect(&server, Some(&bob_token)).await;
+    bob.subscribe(id, None).await;
+    let presence = alice.presence(json!([0, 1])).await;
+    assert_eq!(presence, json!({ "type": "presence", "game": id, "online": [0, 1] }));
+    // A spectator is not a seat.
+    let mut spectator = connect(&server, None).await;
+    spectator.subscribe(id, None).await;
+    drop(bob);
+    alice.presence(json!([0])).await;
+    alice
+        .send(json!({ "type": "unsubscribe", "game": id, "id": "u" }))
+        .await;
+    let (_, answer) = alice.until_answer("u").await;
+    assert_eq!(answer["type"], "ack");
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_player_stream_says_it_is_your_turn_over_websocket_long_poll_and_sse() {
+    let (database, server) = setup().await;
+    let (id, alice, bob_token) = gravity(&server).await;
+    let mut bob = connect(&server, Some(&bob_token)).await;
+    bob.send(json!({ "type": "subscribe_player", "id": "p" })).await;
+    let (_, answer) = bob.until_answer("p").await;
+    let seq = answer["result"]["seq"].as_i64().expect("the stream's seq");
+
+    // Long poll: waits until the move commits.
+    let poll = {
+        let client = server.client.clone();
+        let url = server.url(&format!("/events?after={seq}&wait=20"));
+        let token = bob_token.clone();
+        tokio::spawn(async move {
+            let response = client.get(url).bearer_auth(token).send().await.expect("sent");
+            (response.status(), response.json::<Value>().await.expect("JSON"))
+        })
+    };
+    // SSE, from the same point.
+    let mut sse = server
+        .client
+        .get(server.url(&format!("/events?after={seq}")))
+        .bearer_auth(&bob_token)
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(sse.status(), StatusCode::OK);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+
+    let (status, body) = server.play(id, &alice, "d4", 0).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
+    let frame = bob.next().await;
+    assert_eq!(frame["type"], "player_event", "{frame}");
+    assert_eq!(frame["kind"], "your_turn", "{frame}");
+    assert_eq!(frame["seq"], seq + 1);
+    assert_eq!(frame["data"]["game"], id);
+
+    let (status, body) = tokio::time::timeout(PATIENCE, poll)
+        .await
+        .expect("the long poll answers")
+        .expect("the task");
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["events"][0]["kind"], "your_turn", "{body}");
+    assert_eq!(body["events"][0]["seq"], seq + 1, "{body}");
+
+    let mut received = String::new();
+    while !received.contains("\n\n") {
+        let chunk = tokio::time::timeout(PATIENCE, sse.chunk())
+            .await
+            .expect("an SSE chunk in time")
+            .expect("read")
+            .expect("the stream is open");
+        received.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(received.contains("event: your_turn"), "{received}");
+    assert!(received.contains(&format!("id: {}", seq + 1)), "{received}");
+
+    // Nothing new: a short long poll answers empty; without a token, 401.
+    let (status, body) = server
+        .get(&format!("/events?after={}&wait=1", seq + 1), Some(&bob_token))
+        .await;
+    assert_eq!(
+        (status, body["events"].as_array().map(Vec::len)),
+        (StatusCode::OK, Some(0))
+    );
+    let (status, _) = server.get("/events", None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    // The server stops even with an SSE stream open.
+    drop(bob);
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lagging_subscriber_gets_a_fresh_snapshot_not_a_gap() {
+    // Capacity 1: a commit of two events (joined + started) overruns a
+    // subscriber, deterministically.
+    let (database, server) = setup_with(RealtimeConfig {
+        ws_channel_capacity: 1,
+        ..RealtimeConfig::default()
+    })
+    .await;
+    let alice = server.register("alice").await;
+    let bob = server.register("bob").await;
+    let (_, body) = server.post("/games", Some(&alice), json!({ "game": "gravity" })).await;
+    let id = body["id"].as_i64().expect("an id");
+    let mut watcher = connect(&server, None).await;
+    let (frames, _) = watcher.subscribe(id, None).await;
+    assert_eq!(frames[0]["state"]["status"], "open");
+    let (status, body) = server.post_empty(&format!("/games/{id}/join"), Some(&bob)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let frame = watcher.next_skipping_presence().await;
+    assert_eq!(frame["type"], "snapshot", "{frame}");
+    assert_eq!(frame["state"]["status"], "active");
+    assert_eq!(frame["seq"], 3, "created, joined, started: {frame}");
+    // Live again after the resync.
+    server.play(id, &alice, "d4", 0).await;
+    let frame = watcher.next_skipping_presence().await;
+    assert_eq!(
+        (frame["kind"].as_str(), frame["seq"].as_i64()),
+        (Some("move"), Some(4)),
+        "{frame}"
+    );
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn too_many_messages_are_rate_limited_and_too_large_ones_refused() {
+    let (database, server) = setup_with(RealtimeConfig {
+        ws_rate: 5,
+        ws_burst: 3,
+        ws_max_message: 256,
+        ..RealtimeConfig::default()
+    })
+    .await;
+    let mut socket = connect(&server, None).await;
+    for i in 0..6 {
+        socket.send(json!({ "type": "ping", "id": i })).await;
+    }
+    let mut codes = Vec::new();
+    for _ in 0..6 {
+        let frame = socket.next().await;
+        codes.push(
+            frame["code"]
+                .as_str()
+                .unwrap_or(frame["type"].as_str().unwrap_or("?"))
+                .to_owned(),
+        );
+    }
+    assert_eq!(
+        codes,
+        ["pong", "pong", "pong", "rate_limited", "rate_limited", "rate_limited"]
+    );
+    tokio::time::sleep(Duration::from_millis(450)).await;
+
+    socket.send(json!({ "type": "ping", "id": "x".repeat(300) })).await;
+    let frame = socket.next().await;
+    assert_eq!(frame["code"], "message_too_large", "{frame}");
+    socket.send(json!({ "type": "ping", "id": "ok" })).await;
+    assert_eq!(socket.next().await["type"], "pong");
+    // Four times the limit is a protocol violation: the socket closes.
+    socket.send(json!({ "type": "ping", "id": "x".repeat(1100) })).await;
+    assert!(socket.closed_within(PATIENCE).await);
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn heartbeats_close_a_dead_peer_and_keep_a_live_one() {
+    let (database, server) = setup_with(RealtimeConfig {
+        ws_ping_interval_ms: 50,
+        ws_idle_timeout_ms: 250,
+        ..RealtimeConfig::default()
+    })
+    .await;
+    let mut dead = connect(&server, None).await;
+    let mut live = connect(&server, None).await;
+    // The live client reads (so tungstenite answers the pings); the dead one
+    // does not read at all.
+    assert!(!live.closed_within(Duration::from_millis(700)).await);
+    live.send(json!({ "type": "ping", "id": 1 })).await;
+    assert_eq!(live.next().await["type"], "pong");
+    assert!(
+        dead.closed_within(Duration::from_millis(100)).await,
+        "the dead peer was closed"
+    );
+    teardown(database, server).await;
+}
