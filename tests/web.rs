@@ -259,6 +259,25 @@ async fn two_players_play_in_headless_chromium() {
         .wait("document.querySelector('#status').textContent.includes('alice won')", "bob's resignation at alice's")
         .await;
 
+    // ---- Pente with neutral stones: one cell, two moves, a chooser.
+    let pente = create_game(&alice, &base, "pente", "neutral", "bob").await;
+    accept(&bob, &base, pente).await;
+    alice.goto(&format!("{base}/game/{pente}")).await;
+    play(&alice, &bob, &["k10"], 1).await;
+    // Bob may place his own stone or a neutral one on a1: he picks his own.
+    bob.wait("document.querySelector('#status').textContent.includes('Your move')", "bob's turn")
+        .await;
+    bob.click("#board-box [data-cell='a1']").await;
+    bob.click("#chooser [data-move='a1']").await;
+    alice.wait("document.querySelectorAll('#moves li').length === 2", "bob's stone at alice's").await;
+    alice.click("#board-box [data-cell='c3']").await;
+    alice
+        .wait("document.querySelectorAll('#chooser .choice').length === 2", "a chooser of two moves")
+        .await;
+    alice.screenshot(&shots.join("game-pente-chooser.png")).await;
+    alice.click("#chooser [data-move='Nc3']").await;
+    bob.wait(&cell_has("c3", "neutral"), "the neutral stone at bob's").await;
+
     // ---- My games, the rules page, a phone-sized game page.
     alice.goto(&format!("{base}/my")).await;
     alice.wait(&format!("document.querySelector(\"#my-other [data-game='{focus}']\")"), "the Focus game listed").await;
@@ -274,6 +293,28 @@ async fn two_players_play_in_headless_chromium() {
     let overflow = bob.eval("document.documentElement.scrollWidth <= window.innerWidth + 1").await;
     assert_eq!(overflow, serde_json::Value::Bool(true), "the page fits a phone's width");
     bob.screenshot(&shots.join("game-focus-phone.png")).await;
+
+    // Hexagonal boards, watched by the spectator: every cell of the view drawn.
+    let carol = server.register("carol").await;
+    let dave = server.register("dave").await;
+    for (game, variant) in [("huntsmen", "hex"), ("annuvin", "standard")] {
+        let id = server
+            .start_game(game, variant, &[&carol, &dave], &["carol", "dave"])
+            .await;
+        let (_, state) = server.get(&format!("/games/{id}"), None).await;
+        let cells = state["view"]["board"]["cells"].as_array().map_or(0, Vec::len);
+        assert_eq!(state["view"]["board"]["shape"], "hex", "{game} {variant}");
+        spectator.goto(&format!("{base}/game/{id}")).await;
+        spectator
+            .wait(
+                &format!("document.querySelectorAll('#board-box svg.hex polygon').length === {cells}"),
+                "every hexagonal cell",
+            )
+            .await;
+        spectator
+            .screenshot(&shots.join(format!("game-{game}-{variant}.png")))
+            .await;
+    }
 
     drop(browser);
     server.stop().await;

@@ -220,8 +220,8 @@ function createForm(catalogue, message) {
   const refreshOpponents = () => {
     const info = catalogue.find((g) => g.slug === game.value).variants.find((v) => v.slug === variant.value);
     const mine = Number(seat.value);
-    opponents.replaceChildren(...info.seats.map((c, i) => i === mine ? null :
-      h("label", {}, `${c}: `, h("input", { class: "opponent", "data-seat": i, placeholder: "open to anyone, or a player's name", maxlength: 32 }))));
+    opponents.replaceChildren(...info.seats.flatMap((c, i) => i === mine ? [] :
+      [h("label", {}, `${c}: `, h("input", { class: "opponent", "data-seat": i, placeholder: "open to anyone, or a player's name", maxlength: 32 }))]));
   };
   const refreshTc = () => {
     tcFields.replaceChildren(...(tc.value === "correspondence" ? [h("label", {}, "Days per move ", days)]
@@ -451,7 +451,7 @@ async function gamePage(id, plyParam) {
       const probe = new MovePicker([state.last_move.move, state.last_move.effect || ""], names);
       for (const m of probe.moves) for (const c of m.cells) marked.add(c);
     }
-    const targets = picker ? picker.nextCells() : new Set();
+    const targets = picker ? picker.highlights() : new Set();
     const info = catalogue.find((g) => g.slug === state.game);
     boardBox.replaceChildren(drawBoard(state.view, {
       colours, marked, targets, path: picker ? picker.path : [], onCell,
@@ -565,10 +565,10 @@ async function gamePage(id, plyParam) {
     const total = history.length;
     const here = current === null ? total : current;
     historyNav.replaceChildren(
-      h("button", { class: "secondary", id: "ply-first", disabled: here === 0, onclick: () => go(`/game/${id}?ply=0`) }, "⏮"),
-      h("button", { class: "secondary", id: "ply-back", disabled: here === 0, onclick: () => go(`/game/${id}?ply=${here - 1}`) }, "◀"),
-      h("button", { class: "secondary", id: "ply-forward", disabled: current === null, onclick: () => go(here + 1 >= total ? `/game/${id}` : `/game/${id}?ply=${here + 1}`) }, "▶"),
-      h("button", { class: "secondary", id: "ply-live", disabled: current === null, onclick: () => go(`/game/${id}`) }, "⏭ now"));
+      h("button", { class: "secondary", id: "ply-first", disabled: here === 0, onclick: () => go(`/game/${id}?ply=0`) }, "« start"),
+      h("button", { class: "secondary", id: "ply-back", disabled: here === 0, onclick: () => go(`/game/${id}?ply=${here - 1}`) }, "‹ back"),
+      h("button", { class: "secondary", id: "ply-forward", disabled: current === null, onclick: () => go(here + 1 >= total ? `/game/${id}` : `/game/${id}?ply=${here + 1}`) }, "next ›"),
+      h("button", { class: "secondary", id: "ply-live", disabled: current === null, onclick: () => go(`/game/${id}`) }, "now »"));
   }
 
   async function loadHistory() {

@@ -97,7 +97,11 @@ export function drawBoard(view, { colours, marked = new Set(), targets = new Set
     const label = el("text", { x: cx - UNIT * 0.42 * (hex ? radius * 1.6 : 1), y: cy - UNIT * 0.3, class: "coord" }, group);
     label.textContent = cell.name;
     drawStack(group, cell.stack, cx, cy, colours, hex ? radius : 0.5);
-    if (targets.has(cell.name)) el("circle", { cx, cy, r: UNIT * 0.12, class: "dot" }, group);
+    if (targets.has(cell.name)) {
+      // An empty target gets a dot; an occupied one a ring around its pieces.
+      if (cell.stack.length === 0) el("circle", { cx, cy, r: UNIT * 0.12, class: "dot" }, group);
+      else el("circle", { cx, cy, r: UNIT * (hex ? radius : 0.5) * 0.8, class: "ring" }, group);
+    }
   });
   svg.addEventListener("click", (event) => {
     const group = event.target.closest("[data-cell]");

@@ -57,6 +57,17 @@ export class MovePicker {
     return next;
   }
 
+  /**
+   * The cells to highlight: the possible next cells once a path is begun;
+   * before that, only the cells where moves of several cells start (the
+   * pieces that can move) — in a game of placements every empty cell would
+   * be lit, which says nothing.
+   */
+  highlights() {
+    if (this.path.length > 0) return this.nextCells();
+    return new Set(this.moves.filter((m) => m.cells.length > 1).map((m) => m.cells[0]));
+  }
+
   /** Moves that end at the current path (playable now). */
   complete() {
     if (this.path.length === 0) return [];
