@@ -59,7 +59,14 @@ async fn the_client_is_served_with_types_etags_and_client_routes() {
     }
 
     // Client routes answer the page, so reloads and shared links work.
-    for path in ["/lobby", "/game/12", "/game/12?ply=3", "/rules/focus", "/settings", "/signin"] {
+    for path in [
+        "/lobby",
+        "/game/12",
+        "/game/12?ply=3",
+        "/rules/focus",
+        "/settings",
+        "/signin",
+    ] {
         let response = get(path).await.expect("a client route");
         assert_eq!(response.status(), StatusCode::OK, "{path}");
         assert_eq!(response.headers()["etag"], etag.as_str(), "{path}");
@@ -132,7 +139,10 @@ async fn accept(page: &Page<'_>, base: &str, id: i64) {
 /// other page shows the game at the next ply (live or by polling).
 async fn play(mover: &Page<'_>, watcher: &Page<'_>, cells: &[&str], ply: usize) {
     mover
-        .wait("document.querySelector('#status').textContent.includes('Your move')", "my turn")
+        .wait(
+            "document.querySelector('#status').textContent.includes('Your move')",
+            "my turn",
+        )
         .await;
     for cell in cells {
         mover.click(&format!("#board-box [data-cell='{cell}']")).await;
@@ -173,8 +183,11 @@ async fn two_players_play_in_headless_chromium() {
     // ---- Gravity, a whole game; the spectator watches without an account.
     let gravity = create_game(&alice, &base, "gravity", "standard", "bob").await;
     bob.goto(&format!("{base}/lobby")).await;
-    bob.wait(&format!("document.querySelector(\"#invitations [data-game='{gravity}']\")"), "the invitation")
-        .await;
+    bob.wait(
+        &format!("document.querySelector(\"#invitations [data-game='{gravity}']\")"),
+        "the invitation",
+    )
+    .await;
     bob.screenshot(&shots.join("lobby.png")).await;
     accept(&bob, &base, gravity).await;
     alice.goto(&format!("{base}/game/{gravity}")).await;
@@ -182,7 +195,10 @@ async fn two_players_play_in_headless_chromium() {
 
     // A cell no move starts at is refused with a message, nothing is sent.
     alice
-        .wait("document.querySelector('#status').textContent.includes('Your move')", "my turn")
+        .wait(
+            "document.querySelector('#status').textContent.includes('Your move')",
+            "my turn",
+        )
         .await;
     bob.click("#board-box [data-cell='d4']").await;
     bob.wait("document.querySelector('#game-message .notice')", "not your turn")
@@ -191,38 +207,67 @@ async fn two_players_play_in_headless_chromium() {
 
     play(&alice, &bob, &["d4"], 1).await;
     // The piece fell to a1; the last move is marked; keyboard and text work.
-    bob.wait(&cell_has("a1", "yellow, last move"), "the piece on a1, marked").await;
-    spectator.wait("document.querySelectorAll('#moves li').length === 1", "the spectator sees the move").await;
-    // Bob types an illegal move: the rules' reason is shown.
-    bob.wait("document.querySelector('#status').textContent.includes('Your move')", "bob's turn")
+    bob.wait(&cell_has("a1", "yellow, last move"), "the piece on a1, marked")
         .await;
+    spectator
+        .wait(
+            "document.querySelectorAll('#moves li').length === 1",
+            "the spectator sees the move",
+        )
+        .await;
+    // Bob types an illegal move: the rules' reason is shown.
+    bob.wait(
+        "document.querySelector('#status').textContent.includes('Your move')",
+        "bob's turn",
+    )
+    .await;
     bob.fill("#notation", "a1").await;
     bob.click("#notation-play").await;
-    bob.wait("document.querySelector('#game-message').textContent.includes('occupied')", "the rules' refusal")
-        .await;
+    bob.wait(
+        "document.querySelector('#game-message').textContent.includes('occupied')",
+        "the rules' refusal",
+    )
+    .await;
     // Bob plays h8 from the keyboard: focus the cell, press Enter.
-    bob.eval("document.querySelector(\"#board-box [data-cell='h8']\").focus()").await;
+    bob.eval("document.querySelector(\"#board-box [data-cell='h8']\").focus()")
+        .await;
     bob.command(
         "Input.dispatchKeyEvent",
         serde_json::json!({ "type": "keyDown", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13 }),
     )
     .await;
-    bob.wait("document.querySelectorAll('#moves li').length === 2", "bob's keyboard move").await;
-    alice.wait("document.querySelectorAll('#moves li').length === 2", "bob's move at alice's").await;
+    bob.wait(
+        "document.querySelectorAll('#moves li').length === 2",
+        "bob's keyboard move",
+    )
+    .await;
+    alice
+        .wait(
+            "document.querySelectorAll('#moves li').length === 2",
+            "bob's move at alice's",
+        )
+        .await;
     play(&alice, &bob, &["b1"], 3).await;
     play(&bob, &alice, &["g8"], 4).await;
     play(&alice, &bob, &["c1"], 5).await;
     play(&bob, &alice, &["f8"], 6).await;
     play(&alice, &bob, &["d1"], 7).await;
     for page in [&alice, &bob, &spectator] {
-        page.wait("document.querySelector('#status').textContent.includes('alice won')", "the result")
-            .await;
+        page.wait(
+            "document.querySelector('#status').textContent.includes('alice won')",
+            "the result",
+        )
+        .await;
     }
     alice.screenshot(&shots.join("game-gravity.png")).await;
     // Stepping back through the history.
     alice.click("#ply-back").await;
-    alice.wait("location.search === '?ply=6'", "the game after move 6").await;
-    alice.wait(&format!("!({})", cell_has("d1", "yellow")), "d1 empty again").await;
+    alice
+        .wait("location.search === '?ply=6'", "the game after move 6")
+        .await;
+    alice
+        .wait(&format!("!({})", cell_has("d1", "yellow")), "d1 empty again")
+        .await;
 
     // ---- Focus: both opening swaps, then a stack of two moved two squares.
     let focus = create_game(&alice, &base, "focus", "standard", "bob").await;
@@ -240,8 +285,14 @@ async fn two_players_play_in_headless_chromium() {
         .await;
     assert!(alice.eval(&cell_has("c5", "possible")).await.as_bool().unwrap_or(false));
     alice.click("#board-box [data-cell='c6']").await;
-    alice.wait("document.querySelectorAll('#moves li').length === 5", "the two-piece move").await;
-    bob.wait(&cell_has("c6", "stack of 3"), "three pieces on c6 at bob's").await;
+    alice
+        .wait(
+            "document.querySelectorAll('#moves li').length === 5",
+            "the two-piece move",
+        )
+        .await;
+    bob.wait(&cell_has("c6", "stack of 3"), "three pieces on c6 at bob's")
+        .await;
     bob.screenshot(&shots.join("game-focus.png")).await;
 
     // ---- Cacciatori: a capture, then Bob resigns.
@@ -256,7 +307,10 @@ async fn two_players_play_in_headless_chromium() {
     bob.eval("window.confirm = () => true").await;
     bob.click("#resign").await;
     alice
-        .wait("document.querySelector('#status').textContent.includes('alice won')", "bob's resignation at alice's")
+        .wait(
+            "document.querySelector('#status').textContent.includes('alice won')",
+            "bob's resignation at alice's",
+        )
         .await;
 
     // ---- Pente with neutral stones: one cell, two moves, a chooser.
@@ -265,32 +319,78 @@ async fn two_players_play_in_headless_chromium() {
     alice.goto(&format!("{base}/game/{pente}")).await;
     play(&alice, &bob, &["k10"], 1).await;
     // Bob may place his own stone or a neutral one on a1: he picks his own.
-    bob.wait("document.querySelector('#status').textContent.includes('Your move')", "bob's turn")
-        .await;
+    bob.wait(
+        "document.querySelector('#status').textContent.includes('Your move')",
+        "bob's turn",
+    )
+    .await;
     bob.click("#board-box [data-cell='a1']").await;
     bob.click("#chooser [data-move='a1']").await;
-    alice.wait("document.querySelectorAll('#moves li').length === 2", "bob's stone at alice's").await;
+    alice
+        .wait(
+            "document.querySelectorAll('#moves li').length === 2",
+            "bob's stone at alice's",
+        )
+        .await;
     alice.click("#board-box [data-cell='c3']").await;
     alice
-        .wait("document.querySelectorAll('#chooser .choice').length === 2", "a chooser of two moves")
+        .wait(
+            "document.querySelectorAll('#chooser .choice').length === 2",
+            "a chooser of two moves",
+        )
         .await;
     alice.screenshot(&shots.join("game-pente-chooser.png")).await;
     alice.click("#chooser [data-move='Nc3']").await;
     bob.wait(&cell_has("c3", "neutral"), "the neutral stone at bob's").await;
 
+    // ---- Settings: notification preferences only where the server keeps them.
+    let token = alice.eval("localStorage.getItem('tavoliere.token')").await;
+    let (status, me) = server.get("/players/me", token.as_str()).await;
+    assert_eq!(status, StatusCode::OK, "{me}");
+    alice.goto(&format!("{base}/settings")).await;
+    alice
+        .wait("document.querySelector('#account')", "the settings page")
+        .await;
+    let offered = alice.eval("!!document.querySelector('#notifications')").await;
+    assert_eq!(offered.as_bool(), Some(me.get("notify").is_some()), "{me}");
+    alice.fill("#settings-email", "alice@example.com").await;
+    alice.click("#account button[type=submit]").await;
+    alice
+        .wait(
+            "document.querySelector('#settings-message .notice.ok')",
+            "the email saved",
+        )
+        .await;
+    let (_, me) = server.get("/players/me", token.as_str()).await;
+    assert_eq!(me["email"], "alice@example.com");
+
     // ---- My games, the rules page, a phone-sized game page.
     alice.goto(&format!("{base}/my")).await;
-    alice.wait(&format!("document.querySelector(\"#my-other [data-game='{focus}']\")"), "the Focus game listed").await;
+    alice
+        .wait(
+            &format!("document.querySelector(\"#my-other [data-game='{focus}']\")"),
+            "the Focus game listed",
+        )
+        .await;
     bob.goto(&format!("{base}/my")).await;
-    bob.wait(&format!("document.querySelector(\"#my-turn [data-game='{focus}']\")"), "the Focus game waiting for bob").await;
+    bob.wait(
+        &format!("document.querySelector(\"#my-turn [data-game='{focus}']\")"),
+        "the Focus game waiting for bob",
+    )
+    .await;
     alice.goto(&format!("{base}/rules/focus")).await;
-    alice.wait("document.querySelector('.rules h1')", "the rules page").await;
+    alice
+        .wait("document.querySelector('.rules h1')", "the rules page")
+        .await;
     assert!(alice.text(".rules").await.contains("Notation"));
     alice.screenshot(&shots.join("rules-focus.png")).await;
     bob.set_viewport(390, 844, true).await;
     bob.goto(&format!("{base}/game/{focus}")).await;
-    bob.wait("document.querySelector('#board-box svg')", "the board on a phone").await;
-    let overflow = bob.eval("document.documentElement.scrollWidth <= window.innerWidth + 1").await;
+    bob.wait("document.querySelector('#board-box svg')", "the board on a phone")
+        .await;
+    let overflow = bob
+        .eval("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        .await;
     assert_eq!(overflow, serde_json::Value::Bool(true), "the page fits a phone's width");
     bob.screenshot(&shots.join("game-focus-phone.png")).await;
 

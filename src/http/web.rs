@@ -96,7 +96,11 @@ fn serve(index: usize, headers: &HeaderMap, head_only: bool) -> Response {
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.split(',').any(|tag| tag.trim() == etag.to_str().unwrap_or("")));
     if matches {
-        return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag), (header::CACHE_CONTROL, cache)]).into_response();
+        return (
+            StatusCode::NOT_MODIFIED,
+            [(header::ETAG, etag), (header::CACHE_CONTROL, cache)],
+        )
+            .into_response();
     }
     let body = if head_only { &[][..] } else { asset.body };
     (

@@ -107,7 +107,9 @@ impl Browser {
         tokio::spawn(async move {
             while let Some(Ok(message)) = stream.next().await {
                 let Message::Text(text) = message else { continue };
-                let Ok(value) = serde_json::from_str::<Value>(&text) else { continue };
+                let Ok(value) = serde_json::from_str::<Value>(&text) else {
+                    continue;
+                };
                 // Events (no id) are not needed by these tests.
                 if let Some(id) = value["id"].as_u64() {
                     if let Some(tx) = answers.lock().expect("pending lock").remove(&id) {
