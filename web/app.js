@@ -433,7 +433,7 @@ async function gamePage(id, plyParam) {
     if (result.refused) { flash(message, result.refused); render(); return; }
     flash(message, "");
     if (result.play) { picker.reset(); render(); play(result.play); return; }
-    render(result.choose);
+    render(result.choose, result.more);
     focusCell(cell);
   };
 
@@ -442,7 +442,7 @@ async function gamePage(id, plyParam) {
     if (node) { node.setAttribute("tabindex", "0"); node.focus(); }
   };
 
-  function render(choices = null) {
+  function render(choices = null, more = false) {
     if (!state) return;
     const colours = state.view.seats.map((s) => s.colour);
     const marked = new Set();
@@ -461,7 +461,8 @@ async function gamePage(id, plyParam) {
     if (picker) {
       const buttons = (choices || []).map((m) => h("button", { class: "choice", "data-move": m, onclick: () => { picker.reset(); play(m); } }, m));
       const cellless = picker.cellless().map((m) => h("button", { class: "choice", "data-move": m, onclick: () => play(m) }, m));
-      if (buttons.length) chooser.append(h("span", {}, "Play: "), ...buttons);
+      if (picker.path.length && !buttons.length) chooser.append(h("span", {}, `${picker.path.join(" ")}: choose a highlighted cell. `));
+      if (buttons.length) chooser.append(h("span", {}, "Play: "), ...buttons, more ? h("span", {}, " or go on to a highlighted cell. ") : null);
       if (picker.path.length) chooser.append(h("button", { class: "secondary", id: "cancel-move", onclick: () => { picker.reset(); render(); } }, "Cancel"));
       if (cellless.length) chooser.append(h("span", {}, " Moves: "), ...cellless);
     }
