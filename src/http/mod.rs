@@ -1,5 +1,6 @@
-//! The REST API under `/api/v1`, plus `/healthz`, `/metrics` and
-//! `/openapi.json`. Each resource module exposes `router()`; the state is
+//! The REST API under `/api/v1`, plus `/healthz`, `/metrics`,
+//! `/openapi.json` and the web client at `/` (`web`). Each resource module
+//! exposes `router()`; the state is
 //! shared through [`AppState`]; every refusal goes through
 //! [`crate::error::Error`].
 
@@ -11,6 +12,7 @@ mod meta;
 mod players;
 mod realtime;
 mod rules;
+mod web;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -57,7 +59,7 @@ pub fn app(state: AppState, config: &Config) -> Router {
     Router::new()
         .nest("/api/v1", api)
         .merge(meta::router())
-        .fallback(|| async { Error::NotFound("no such route".to_owned()) })
+        .fallback(web::fallback)
         .method_not_allowed_fallback(|| async { Error::MethodNotAllowed("method not allowed here".to_owned()) })
         .layer(middleware::from_fn(move |request: Request, next: Next| async move {
             match tokio::time::timeout(timeout, next.run(request)).await {

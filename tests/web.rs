@@ -1,0 +1,422 @@
+//! The web client: how its files are served, and end-to-end play in
+//! headless Chromium against the real server — two players in two browser
+//! contexts sign up, create and join games and play by clicking cells, a
+//! spectator without an account watches. Screenshots of the main pages go
+//! to `$CARGO_TARGET_DIR/web-screenshots/` (or `target/web-screenshots/`).
+
+mod browser;
+mod common;
+
+use std::path::PathBuf;
+
+use browser::{Browser, Page};
+use common::{Database, TestServer};
+use reqwest::StatusCode;
+
+#[tokio::test]
+async fn the_client_is_served_with_types_etags_and_client_routes() {
+    let database = Database::new().await;
+    let server = TestServer::start(&database).await;
+    let get = |path: &str| server.client.get(format!("{}{path}", server.base)).send();
+
+    let index = get("/").await.expect("GET /");
+    assert_eq!(index.status(), StatusCode::OK);
+    assert_eq!(index.headers()["content-type"], "text/html; charset=utf-8");
+    assert_eq!(index.headers()["cache-control"], "no-cache");
+    let etag = index.headers()["etag"].to_str().expect("an ETag").to_owned();
+    assert!(etag.starts_with('"') && etag.len() > 10, "{etag}");
+    assert!(index.text().await.expect("a body").contains("/assets/app.js"));
+
+    // The same ETag answers 304 without a body; another ETag gets the file.
+    let again = server
+        .client
+        .get(format!("{}/", server.base))
+        .header("If-None-Match", &etag)
+        .send()
+        .await
+        .expect("GET / again");
+    assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+    assert!(again.text().await.expect("a body").is_empty());
+    let other = server
+        .client
+        .get(format!("{}/", server.base))
+        .header("If-None-Match", "\"something-else\"")
+        .send()
+        .await
+        .expect("GET / with another tag");
+    assert_eq!(other.status(), StatusCode::OK);
+
+    for (path, content_type) in [
+        ("/assets/app.js", "text/javascript; charset=utf-8"),
+        ("/assets/board.js", "text/javascript; charset=utf-8"),
+        ("/assets/style.css", "text/css; charset=utf-8"),
+        ("/favicon.svg", "image/svg+xml"),
+    ] {
+        let response = get(path).await.expect("an asset");
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        assert_eq!(response.headers()["content-type"], content_type, "{path}");
+        assert_ne!(response.headers()["etag"], etag.as_str(), "{path} has its own ETag");
+    }
+
+    // Client routes answer the page, so reloads and shared links work.
+    for path in [
+        "/lobby",
+        "/game/12",
+        "/game/12?ply=3",
+        "/rules/focus",
+        "/settings",
+        "/signin",
+    ] {
+        let response = get(path).await.expect("a client route");
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        assert_eq!(response.headers()["etag"], etag.as_str(), "{path}");
+    }
+
+    // Anything else is still the API's JSON 404, and the API is untouched.
+    for path in ["/nothing", "/assets/missing.js", "/api/v1/nothing", "/api/v1/"] {
+        let response = get(path).await.expect("an unknown path");
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+        let body: serde_json::Value = response.json().await.expect("a JSON error");
+        assert_eq!(body["error"]["code"], "not_found", "{path}");
+    }
+    let posted = server
+        .client
+        .post(format!("{}/lobby", server.base))
+        .send()
+        .await
+        .expect("POST to a page");
+    assert_eq!(posted.status(), StatusCode::NOT_FOUND);
+    let (status, _) = server.get("/rules", None).await;
+    assert_eq!(status, StatusCode::OK);
+
+    server.stop().await;
+    database.remove().await;
+}
+
+fn screenshot_dir() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
+    target.join("web-screenshots")
+}
+
+async fn sign_up(page: &Page<'_>, base: &str, name: &str) {
+    page.goto(&format!("{base}/signup")).await;
+    page.fill("#name", name).await;
+    page.fill("#password", "correct horse battery").await;
+    page.click("#submit").await;
+    page.wait("document.getElementById('signout')", "signed in").await;
+    page.wait("location.pathname === '/lobby'", "the lobby after signing up")
+        .await;
+}
+
+/// Creates a game from the lobby form with `opponent` invited; its id.
+async fn create_game(page: &Page<'_>, base: &str, game: &str, variant: &str, opponent: &str) -> i64 {
+    page.goto(&format!("{base}/lobby")).await;
+    page.select("#new-game", game).await;
+    page.select("#new-variant", variant).await;
+    page.fill(".opponent", opponent).await;
+    page.click("#create-submit").await;
+    page.wait("/^\\/game\\/\\d+$/.test(location.pathname)", "the new game's page")
+        .await;
+    let path = page.eval("location.pathname").await;
+    path.as_str()
+        .and_then(|p| p.rsplit('/').next())
+        .and_then(|id| id.parse().ok())
+        .expect("a game id in the path")
+}
+
+/// Accepts the invitation to game `id` from the lobby.
+async fn accept(page: &Page<'_>, base: &str, id: i64) {
+    page.goto(&format!("{base}/lobby")).await;
+    page.click(&format!("#invitations [data-game='{id}'] button.accept"))
+        .await;
+    page.wait(&format!("location.pathname === '/game/{id}'"), "the joined game")
+        .await;
+}
+
+/// Clicks the cells of one move on the mover's page, then waits until the
+/// other page shows the game at the next ply (live or by polling).
+async fn play(mover: &Page<'_>, watcher: &Page<'_>, cells: &[&str], ply: usize) {
+    mover
+        .wait(
+            "document.querySelector('#status').textContent.includes('Your move')",
+            "my turn",
+        )
+        .await;
+    for cell in cells {
+        mover.click(&format!("#board-box [data-cell='{cell}']")).await;
+    }
+    let moved = format!("document.querySelectorAll('#moves li').length === {}", ply);
+    mover.wait(&moved, "the move in my move list").await;
+    watcher.wait(&moved, "the opponent's move on the other page").await;
+}
+
+fn cell_has(cell: &str, text: &str) -> String {
+    format!("(document.querySelector(\"#board-box [data-cell='{cell}']\").getAttribute('aria-label') || '').includes('{text}')")
+}
+
+#[tokio::test]
+async fn two_players_play_in_headless_chromium() {
+    let database = Database::new().await;
+    let server = TestServer::start(&database).await;
+    let base = server.base.clone();
+    let shots = screenshot_dir();
+    let browser = Browser::launch().await;
+    let alice = browser.page().await;
+    let bob = browser.page().await;
+    let spectator = browser.page().await;
+
+    sign_up(&alice, &base, "alice").await;
+    sign_up(&bob, &base, "bob").await;
+
+    // A refusal shows the server's reason: the name is taken.
+    spectator.goto(&format!("{base}/signup")).await;
+    spectator.fill("#name", "Alice").await;
+    spectator.fill("#password", "correct horse battery").await;
+    spectator.click("#submit").await;
+    spectator
+        .wait("document.querySelector('.notice.error')", "the name-taken message")
+        .await;
+    assert!(spectator.text(".notice.error").await.contains("taken"));
+
+    // ---- Gravity, a whole game; the spectator watches without an account.
+    let gravity = create_game(&alice, &base, "gravity", "standard", "bob").await;
+    bob.goto(&format!("{base}/lobby")).await;
+    bob.wait(
+        &format!("document.querySelector(\"#invitations [data-game='{gravity}']\")"),
+        "the invitation",
+    )
+    .await;
+    bob.screenshot(&shots.join("lobby.png")).await;
+    accept(&bob, &base, gravity).await;
+    alice.goto(&format!("{base}/game/{gravity}")).await;
+    spectator.goto(&format!("{base}/game/{gravity}")).await;
+
+    // A cell no move starts at is refused with a message, nothing is sent.
+    alice
+        .wait(
+            "document.querySelector('#status').textContent.includes('Your move')",
+            "my turn",
+        )
+        .await;
+    bob.click("#board-box [data-cell='d4']").await;
+    bob.wait("document.querySelector('#game-message .notice')", "not your turn")
+        .await;
+    assert!(bob.text("#game-message").await.contains("not your turn"));
+
+    play(&alice, &bob, &["d4"], 1).await;
+    // The piece fell to a1; the last move is marked; keyboard and text work.
+    bob.wait(&cell_has("a1", "yellow, last move"), "the piece on a1, marked")
+        .await;
+    spectator
+        .wait(
+            "document.querySelectorAll('#moves li').length === 1",
+            "the spectator sees the move",
+        )
+        .await;
+    // Bob types an illegal move: the rules' reason is shown.
+    bob.wait(
+        "document.querySelector('#status').textContent.includes('Your move')",
+        "bob's turn",
+    )
+    .await;
+    bob.fill("#notation", "a1").await;
+    bob.click("#notation-play").await;
+    bob.wait(
+        "document.querySelector('#game-message').textContent.includes('occupied')",
+        "the rules' refusal",
+    )
+    .await;
+    // Bob plays h8 from the keyboard: focus the cell, press Enter.
+    bob.eval("document.querySelector(\"#board-box [data-cell='h8']\").focus()")
+        .await;
+    bob.command(
+        "Input.dispatchKeyEvent",
+        serde_json::json!({ "type": "keyDown", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13 }),
+    )
+    .await;
+    bob.wait(
+        "document.querySelectorAll('#moves li').length === 2",
+        "bob's keyboard move",
+    )
+    .await;
+    alice
+        .wait(
+            "document.querySelectorAll('#moves li').length === 2",
+            "bob's move at alice's",
+        )
+        .await;
+    play(&alice, &bob, &["b1"], 3).await;
+    play(&bob, &alice, &["g8"], 4).await;
+    play(&alice, &bob, &["c1"], 5).await;
+    play(&bob, &alice, &["f8"], 6).await;
+    play(&alice, &bob, &["d1"], 7).await;
+    for page in [&alice, &bob, &spectator] {
+        page.wait(
+            "document.querySelector('#status').textContent.includes('alice won')",
+            "the result",
+        )
+        .await;
+    }
+    alice.screenshot(&shots.join("game-gravity.png")).await;
+    // Stepping back through the history.
+    alice.click("#ply-back").await;
+    alice
+        .wait("location.search === '?ply=6'", "the game after move 6")
+        .await;
+    alice
+        .wait(&format!("!({})", cell_has("d1", "yellow")), "d1 empty again")
+        .await;
+
+    // ---- Focus: both opening swaps, then a stack of two moved two squares.
+    let focus = create_game(&alice, &base, "focus", "standard", "bob").await;
+    accept(&bob, &base, focus).await;
+    alice.goto(&format!("{base}/game/{focus}")).await;
+    play(&alice, &bob, &["b2", "d2"], 1).await;
+    play(&bob, &alice, &["b2", "c2"], 2).await;
+    play(&alice, &bob, &["c3", "c4"], 3).await;
+    bob.wait(&cell_has("c4", "stack of 2"), "the stack of two on c4").await;
+    play(&bob, &alice, &["f6", "f5"], 4).await;
+    // Alice picks the stack: its targets are highlighted, c6 moves both pieces.
+    alice.click("#board-box [data-cell='c4']").await;
+    alice
+        .wait(&cell_has("c6", "possible"), "c6 highlighted as a target")
+        .await;
+    assert!(alice.eval(&cell_has("c5", "possible")).await.as_bool().unwrap_or(false));
+    alice.click("#board-box [data-cell='c6']").await;
+    alice
+        .wait(
+            "document.querySelectorAll('#moves li').length === 5",
+            "the two-piece move",
+        )
+        .await;
+    bob.wait(&cell_has("c6", "stack of 3"), "three pieces on c6 at bob's")
+        .await;
+    bob.screenshot(&shots.join("game-focus.png")).await;
+
+    // ---- Cacciatori: a capture, then Bob resigns.
+    let hunt = create_game(&alice, &base, "huntsmen", "standard", "bob").await;
+    accept(&bob, &base, hunt).await;
+    alice.goto(&format!("{base}/game/{hunt}")).await;
+    play(&alice, &bob, &["a1", "a2"], 1).await;
+    play(&bob, &alice, &["a4", "a3"], 2).await;
+    play(&alice, &bob, &["a2", "a3"], 3).await;
+    bob.wait(&cell_has("a2", "empty"), "the capturer left a2").await;
+    alice.screenshot(&shots.join("game-huntsmen.png")).await;
+    bob.eval("window.confirm = () => true").await;
+    bob.click("#resign").await;
+    alice
+        .wait(
+            "document.querySelector('#status').textContent.includes('alice won')",
+            "bob's resignation at alice's",
+        )
+        .await;
+
+    // ---- Pente with neutral stones: one cell, two moves, a chooser.
+    let pente = create_game(&alice, &base, "pente", "neutral", "bob").await;
+    accept(&bob, &base, pente).await;
+    alice.goto(&format!("{base}/game/{pente}")).await;
+    play(&alice, &bob, &["k10"], 1).await;
+    // Bob may place his own stone or a neutral one on a1: he picks his own.
+    bob.wait(
+        "document.querySelector('#status').textContent.includes('Your move')",
+        "bob's turn",
+    )
+    .await;
+    bob.click("#board-box [data-cell='a1']").await;
+    bob.click("#chooser [data-move='a1']").await;
+    alice
+        .wait(
+            "document.querySelectorAll('#moves li').length === 2",
+            "bob's stone at alice's",
+        )
+        .await;
+    alice.click("#board-box [data-cell='c3']").await;
+    alice
+        .wait(
+            "document.querySelectorAll('#chooser .choice').length === 2",
+            "a chooser of two moves",
+        )
+        .await;
+    alice.screenshot(&shots.join("game-pente-chooser.png")).await;
+    alice.click("#chooser [data-move='Nc3']").await;
+    bob.wait(&cell_has("c3", "neutral"), "the neutral stone at bob's").await;
+
+    // ---- Settings: notification preferences only where the server keeps them.
+    let token = alice.eval("localStorage.getItem('tavoliere.token')").await;
+    let (status, me) = server.get("/players/me", token.as_str()).await;
+    assert_eq!(status, StatusCode::OK, "{me}");
+    alice.goto(&format!("{base}/settings")).await;
+    alice
+        .wait("document.querySelector('#account')", "the settings page")
+        .await;
+    let offered = alice.eval("!!document.querySelector('#notifications')").await;
+    assert_eq!(offered.as_bool(), Some(me.get("notify").is_some()), "{me}");
+    alice.fill("#settings-email", "alice@example.com").await;
+    alice.click("#account button[type=submit]").await;
+    alice
+        .wait(
+            "document.querySelector('#settings-message .notice.ok')",
+            "the email saved",
+        )
+        .await;
+    let (_, me) = server.get("/players/me", token.as_str()).await;
+    assert_eq!(me["email"], "alice@example.com");
+
+    // ---- My games, the rules page, a phone-sized game page.
+    alice.goto(&format!("{base}/my")).await;
+    alice
+        .wait(
+            &format!("document.querySelector(\"#my-other [data-game='{focus}']\")"),
+            "the Focus game listed",
+        )
+        .await;
+    bob.goto(&format!("{base}/my")).await;
+    bob.wait(
+        &format!("document.querySelector(\"#my-turn [data-game='{focus}']\")"),
+        "the Focus game waiting for bob",
+    )
+    .await;
+    alice.goto(&format!("{base}/rules/focus")).await;
+    alice
+        .wait("document.querySelector('.rules h1')", "the rules page")
+        .await;
+    assert!(alice.text(".rules").await.contains("Notation"));
+    alice.screenshot(&shots.join("rules-focus.png")).await;
+    bob.set_viewport(390, 844, true).await;
+    bob.goto(&format!("{base}/game/{focus}")).await;
+    bob.wait("document.querySelector('#board-box svg')", "the board on a phone")
+        .await;
+    let overflow = bob
+        .eval("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        .await;
+    assert_eq!(overflow, serde_json::Value::Bool(true), "the page fits a phone's width");
+    bob.screenshot(&shots.join("game-focus-phone.png")).await;
+
+    // Hexagonal boards, watched by the spectator: every cell of the view drawn.
+    let carol = server.register("carol").await;
+    let dave = server.register("dave").await;
+    for (game, variant) in [("huntsmen", "hex"), ("annuvin", "standard")] {
+        let id = server
+            .start_game(game, variant, &[&carol, &dave], &["carol", "dave"])
+            .await;
+        let (_, state) = server.get(&format!("/games/{id}"), None).await;
+        let cells = state["view"]["board"]["cells"].as_array().map_or(0, Vec::len);
+        assert_eq!(state["view"]["board"]["shape"], "hex", "{game} {variant}");
+        spectator.goto(&format!("{base}/game/{id}")).await;
+        spectator
+            .wait(
+                &format!("document.querySelectorAll('#board-box svg.hex polygon').length === {cells}"),
+                "every hexagonal cell",
+            )
+            .await;
+        spectator
+            .screenshot(&shots.join(format!("game-{game}-{variant}.png")))
+            .await;
+    }
+
+    drop(browser);
+    server.stop().await;
+    database.remove().await;
+}
