@@ -279,11 +279,14 @@ fn pauses(vacations: &[(i64, i64)]) -> Vec<Pause> {
     vacations.iter().map(|&(start, end)| Pause { start, end }).collect()
 }
 
-/// The outcome of a game lost on time by `seat`: every other seat wins, as
-/// after a resignation (in games of more than two, the game ends there).
-fn timeout_outcome(record: &GameRecord, seat: i64) -> Value {
-    let winners: Vec<i64> = record.seats.iter().map(|s| s.seat).filter(|s| *s != seat).collect();
-    json!({ "winners": winners, "reason": "time" })
+/// The outcome of a game `seat` concedes, by resigning or on time: the
+/// rules say who wins (the other team in a team game, else every other
+/// seat; in games of more than two, the game ends there).
+fn conceded_outcome(game: &AnyGame, seat: i64, reason: &str) -> Value {
+    let winners = u8::try_from(seat)
+        .map(|s| game.winners_if_conceded(s))
+        .unwrap_or_default();
+    json!({ "winners": winners, "reason": reason })
 }
 
 fn event(kind: &'static str, payload: Value) -> Event {
@@ -861,9 +864,8 @@ impl Games {
     }
 
     pub async fn resign(&self, player: &Player, id: i64) -> Result<GameState> {
-        self.offer_action(player, id, |record, seat, update, _game| {
-            let winners: Vec<i64> = record.seats.iter().map(|s| s.seat).filter(|s| *s != seat).collect();
-            let outcome = json!({ "winners": winners, "reason": "resignation" });
+        self.offer_action(player, id, |record, seat, update, game| {
+            let outcome = conceded_outcome(game, seat, "resignation");
             update.events.push(event("resigned", json!({ "seat": seat })));
             finish(record, update, outcome);
             Ok(None)

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use super::{event, finish, player_at, timeout_outcome, update_from, Games, Hot, ATTEMPTS};
+use super::{conceded_outcome, event, finish, player_at, update_from, Games, Hot, ATTEMPTS};
 use crate::clock::{ClockState, ClockView};
 use crate::error::{Error, Result};
 use crate::store::{GameRecord, PlayerEvent};
@@ -57,7 +57,7 @@ impl Games {
                 "timeout",
                 json!({ "seat": seat, "player": player, "deadline": deadline }),
             ));
-            finish(&record, &mut update, timeout_outcome(&record, seat));
+            finish(&record, &mut update, conceded_outcome(&game, seat, "time"));
             let mut spent = state;
             if let Some(left) = spent.remaining_ms.get_mut(index) {
                 *left = 0;

@@ -255,6 +255,12 @@ impl AnyGame {
         dispatch!(&mut self.position, g, wrap => g.play_str(notation).map(drop).map_err(|e| MoveError::from_play(e, wrap)))
     }
 
+    /// Who wins when `seat` resigns or loses on time.
+    pub fn winners_if_conceded(&self, seat: Seat) -> Vec<Seat> {
+        let seats = self.id.variant.seats.len() as u8;
+        dispatch!(&self.position, g, _w => g.winners_if_conceded(seat, seats)).to_vec()
+    }
+
     /// See [`Rules::perft`].
     pub fn perft(&self, depth: u32) -> u64 {
         dispatch!(&self.position, g, _w => g.perft(depth))

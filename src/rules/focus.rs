@@ -658,6 +658,14 @@ impl Rules for Focus {
     type MoveList = MoveList;
     type Illegal = Illegal;
 
+    /// In the team game the conceding seat's partner loses with it.
+    fn winners_if_conceded(&self, seat: Seat, seats: u8) -> Winners {
+        match self.variant {
+            Variant::FourTeams => Winners::seats(&[(seat + 1) % 4, (seat + 3) % 4]),
+            _ => Winners::all_but(seat, seats),
+        }
+    }
+
     fn to_move(&self) -> Option<Seat> {
         self.outcome.is_none().then_some(self.mover)
     }
@@ -1480,5 +1488,16 @@ mod tests {
         assert_eq!(view.seats.len(), 4);
         assert_eq!(view.seats[3].colour, "yellow");
         assert_eq!(view.phase, None);
+    }
+
+    #[test]
+    fn a_conceding_seat_takes_its_partner_down_only_in_the_team_game() {
+        let teams = Focus::new(Variant::FourTeams, Limit::Five);
+        assert_eq!(teams.winners_if_conceded(0, 4), Winners::seats(&[1, 3]));
+        assert_eq!(teams.winners_if_conceded(3, 4), Winners::seats(&[0, 2]));
+        let free_for_all = Focus::new(Variant::Four, Limit::Five);
+        assert_eq!(free_for_all.winners_if_conceded(1, 4), Winners::seats(&[0, 2, 3]));
+        let two = Focus::new(Variant::NoSwap, Limit::Lines);
+        assert_eq!(two.winners_if_conceded(1, 2), Winners::seat(0));
     }
 }

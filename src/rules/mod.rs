@@ -49,6 +49,12 @@ impl Winners {
         Winners(seats.iter().fold(0, |bits, s| bits | (1 << s)))
     }
 
+    /// Every seat of `seats` but `seat`.
+    pub fn all_but(seat: Seat, seats: u8) -> Winners {
+        let everyone = ((1u16 << seats) - 1) as u8;
+        Winners(everyone & !(1 << seat))
+    }
+
     pub fn contains(self, seat: Seat) -> bool {
         self.0 & (1 << seat) != 0
     }
@@ -200,6 +206,12 @@ pub trait Rules: Clone + fmt::Debug + Send + Sync + 'static {
 
     /// A serialisable picture of the position a client can draw from.
     fn view(&self) -> View;
+
+    /// Who wins when `seat`, of `seats`, concedes (resigns, or loses on
+    /// time): every other seat, unless the game has teams.
+    fn winners_if_conceded(&self, seat: Seat, seats: u8) -> Winners {
+        Winners::all_but(seat, seats)
+    }
 
     /// One uniformly random legal move, or `None` when there is none. The
     /// default generates the whole list; games where that dominates a random
