@@ -304,3 +304,22 @@ impl Drop for PlayerSubscription {
         self.hub.leave_player(self.player);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notify::Presence;
+
+    #[test]
+    fn a_player_is_connected_while_any_of_their_sockets_lives() {
+        let hub = Arc::new(Hub::new(4));
+        assert!(!hub.is_connected(7));
+        let first = hub.connect(7);
+        let second = hub.connect(7);
+        assert!(hub.is_connected(7) && !hub.is_connected(8));
+        drop(first);
+        assert!(hub.is_connected(7));
+        drop(second);
+        assert!(!hub.is_connected(7));
+    }
+}
