@@ -580,6 +580,9 @@ async function gamePage(id, plyParam) {
   }
 
   function show(next) {
+    // A poll or fetch answered late must not undo a newer state (the move
+    // just made, or one pushed live): the game's event number only grows.
+    if (state && next.at_ply === undefined && state.at_ply === undefined && next.seq < state.seq) return;
     const previousPly = state ? state.ply : null;
     state = next;
     const mayMove = state.at_ply === undefined && state.status === "active" && state.your_seat !== null && state.your_seat === state.to_move;
