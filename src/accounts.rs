@@ -6,7 +6,12 @@ use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, Salt
 use argon2::Argon2;
 use sha2::{Digest, Sha256};
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
 use crate::error::{Error, Result};
+use crate::store::{Player, Store, StoreError};
 
 pub const MAX_NAME_LEN: usize = 32;
 pub const MIN_PASSWORD_LEN: usize = 8;
@@ -120,7 +125,7 @@ pub async fn verify_password(password: String, hash: String) -> Result<bool> {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(bytes)
 }
 
 /// A fresh token: 32 random bytes, hex.
@@ -133,6 +138,50 @@ pub fn new_token() -> String {
 /// What the database keeps of a token.
 pub fn token_hash(token: &str) -> String {
     hex(&Sha256::digest(token.as_bytes()))
+}
+
+/// How long a token's player is remembered without asking the database.
+/// Bounds how long a change of a player's profile takes to reach other
+/// server processes; this process forgets a player as it changes them.
+const TOKEN_CACHE_TTL: Duration = Duration::from_secs(60);
+/// Tokens remembered at most; the cache starts over beyond.
+const TOKEN_CACHE_SIZE: usize = 100_000;
+
+/// The players of recently used tokens, so that an authenticated request
+/// costs no database read.
+#[derive(Default)]
+pub struct TokenCache {
+    entries: Mutex<HashMap<String, (Player, Instant)>>,
+}
+
+impl TokenCache {
+    /// The player holding `token`, if any.
+    pub async fn player(&self, store: &dyn Store, token: &str) -> Result<Option<Player>, StoreError> {
+        let hash = token_hash(token);
+        if let Some((player, seen)) = self.locked().get(&hash) {
+            if seen.elapsed() < TOKEN_CACHE_TTL {
+                return Ok(Some(player.clone()));
+            }
+        }
+        let player = store.player_by_token(&hash).await?;
+        if let Some(player) = &player {
+            let mut entries = self.locked();
+            if entries.len() >= TOKEN_CACHE_SIZE {
+                entries.clear();
+            }
+            entries.insert(hash, (player.clone(), Instant::now()));
+        }
+        Ok(player)
+    }
+
+    /// Forgets every token of a player whose profile changed.
+    pub fn forget_player(&self, player_id: i64) {
+        self.locked().retain(|_, (player, _)| player.id != player_id);
+    }
+
+    fn locked(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Player, Instant)>> {
+        self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 #[cfg(test)]

@@ -72,6 +72,7 @@ async fn serve(
         metrics,
         config: Arc::new(config.clone()),
         realtime: Arc::new(config.realtime.clone()),
+        tokens: Arc::default(),
     };
     tracing::info!(address = %listener.local_addr()?, backend = state.store.backend(), "serving");
     let app = http::app(state, &config);

@@ -104,11 +104,39 @@ pub struct Snapshot {
     pub last_move: Option<MoveRow>,
 }
 
+/// What this process knows of one game, valid at event number `seq`.
+///
+/// Moves are decided from it without reading the database. That is safe
+/// because the commit's guard checks `seq`: if another process changed the
+/// game meanwhile, the write is refused and the move decided again from the
+/// database. A refusal decided from it is checked against the database too.
 #[derive(Default)]
 struct Hot {
-    /// The game's event number `game` was computed at.
+    /// The game's event number `game` (and `record`, when set) are at.
     seq: i64,
     game: Option<AnyGame>,
+    /// The game's row and seats, minus fields no move depends on
+    /// (`deadline` and `reminder_at` may be newer in the database: moves
+    /// compute their own).
+    record: Option<GameRecord>,
+    /// The move at `record.row.ply`, when known.
+    last_move: Option<MoveRow>,
+}
+
+impl Hot {
+    /// The cached record and position, if both are there.
+    fn current(&self) -> Option<(GameRecord, AnyGame)> {
+        match (&self.record, &self.game) {
+            (Some(record), Some(game)) if record.row.event_seq == self.seq => Some((record.clone(), game.clone())),
+            _ => None,
+        }
+    }
+
+    fn forget(&mut self) {
+        self.game = None;
+        self.record = None;
+        self.last_move = None;
+    }
 }
 
 /// The two chat rooms of a game. Both are part of the game's public log;
@@ -418,13 +446,15 @@ impl Games {
         let game = replay(record, &moves)?;
         hot.seq = record.row.event_seq;
         hot.game = Some(game.clone());
+        hot.record = Some(record.clone());
+        hot.last_move = moves.last().cloned();
         Ok(game)
     }
 
-    /// Writes an update; on success the cache holds `game` at the new event
-    /// number. `Ok(false)` when another writer got there first: reload and
-    /// decide again.
-    async fn commit(&self, hot: &mut Hot, mut update: GameUpdate, game: AnyGame) -> Result<bool> {
+    /// Writes an update of `record`; on success the cache holds `game` and
+    /// the updated record at the new event number. `Ok(false)` when another
+    /// writer got there first: reload and decide again.
+    async fn commit(&self, hot: &mut Hot, record: &GameRecord, mut update: GameUpdate, game: AnyGame) -> Result<bool> {
         if update.status != "active" {
             // A game that is over has no clock running.
             update.deadline = None;
@@ -443,23 +473,45 @@ impl Games {
             })
             .collect();
         let players: Vec<i64> = update.player_events.iter().map(|e| e.player_id).collect();
+        // Seats change names too: those records are read back instead.
+        let next_record = update.sit.is_empty().then(|| {
+            let mut next = record.clone();
+            next.row.apply(&update);
+            next
+        });
         let id = update.id;
-        match self.store.update_game(update).await {
+        let (store, hub) = (self.store.clone(), self.hub.clone());
+        // The commit and its publication run to the end even when the
+        // request that started them is cancelled (a client hanging up): a
+        // committed change is always announced.
+        let written = tokio::spawn(async move {
+            let written = store.update_game(update).await;
+            if written.is_ok() {
+                // Publication follows the commit: the game's lock is held
+                // (unless the request was cancelled), so frames go out in
+                // seq order.
+                hub.publish_game(id, &published);
+                hub.publish_players(players);
+            }
+            written
+        })
+        .await
+        .map_err(Error::internal)?;
+        match written {
             Ok(()) => {
+                hot.forget();
                 hot.seq = seq;
                 hot.game = Some(game);
-                // Still under the game's lock: frames go out in seq order.
-                self.hub.publish_game(id, &published);
-                self.hub.publish_players(players);
+                hot.record = next_record;
                 Ok(true)
             }
             Err(StoreError::Conflict | StoreError::Unique) => {
-                hot.game = None;
+                hot.forget();
                 self.metrics.count_conflict();
                 Ok(false)
             }
             Err(e) => {
-                hot.game = None;
+                hot.forget();
                 Err(e.into())
             }
         }
@@ -648,7 +700,7 @@ impl Games {
                 let pauses = self.pauses_at(&record, update.to_move, first).await?;
                 self.schedule(&record, &mut update, clock, &pauses);
             }
-            if self.commit(&mut hot, update, game).await? {
+            if self.commit(&mut hot, &record, update, game).await? {
                 drop(hot);
                 return self.state(Some(player), id, None).await;
             }
@@ -690,7 +742,7 @@ impl Games {
                     payload: json!({ "player": player.name }),
                 });
             }
-            if self.commit(&mut hot, update, game).await? {
+            if self.commit(&mut hot, &record, update, game).await? {
                 drop(hot);
                 return self.state(Some(player), id, None).await;
             }
@@ -721,134 +773,187 @@ impl Games {
         let started = Instant::now();
         let slot = self.slot(id);
         let mut hot = slot.lock().await;
+        // The first attempt decides from memory when it can; anything but a
+        // committed move is then decided again from the database.
+        let mut trust_cache = true;
         for _ in 0..ATTEMPTS {
-            let record = self.load_visible(id, Some(player)).await?;
-            let row = &record.row;
-            let seat = seat_of(&record, player.id)
-                .ok_or_else(|| Error::forbidden("not_a_player", "you are not a player of this game"))?;
-            if request.ply < row.ply {
-                if let Some(stored) = self.store.move_at(id, request.ply + 1).await? {
-                    if stored.player_id == player.id && self.same_move(&record, &stored, &request.notation).await? {
-                        let game = self.position(&mut hot, &record).await?;
-                        drop(hot);
-                        let record_json = MoveRecord::of(&record, &stored);
-                        let state = self.render(&record, &game, Some(player), None).await?;
-                        return Ok(MoveAnswer {
-                            created: false,
-                            record: record_json,
-                            game: state,
-                        });
-                    }
+            let cached = if trust_cache { hot.current() } else { None };
+            let from_cache = cached.is_some();
+            trust_cache = false;
+            let (record, game) = match cached {
+                Some(current) => current,
+                None => {
+                    let record = self.load(id).await?;
+                    let game = self.position(&mut hot, &record).await?;
+                    (record, game)
                 }
-            }
-            let game = self.position(&mut hot, &record).await?;
-            if row.status != "active" {
-                let state = self.render(&record, &game, Some(player), None).await?;
-                return Err(Error::Conflict {
-                    code: "game_not_active",
-                    message: format!("game {id} is {}", row.status),
-                    game: Some(Box::new(state.to_json())),
-                });
-            }
-            if request.ply != row.ply {
-                let state = self.render(&record, &game, Some(player), None).await?;
-                return Err(Error::Conflict {
-                    code: "stale_ply",
-                    message: format!("the game is at ply {}, not {}", row.ply, request.ply),
-                    game: Some(Box::new(state.to_json())),
-                });
-            }
-            if row.to_move != Some(seat) {
-                return Err(Error::forbidden("not_your_turn", "it is not your turn"));
-            }
-            let mut next = game.clone();
-            let played = next.play(&request.notation).map_err(move_error)?;
-            let ply = row.ply + 1;
-            let mut update = update_from(&record);
-            let clock = self.clock_of(&record);
-            let mut clock_state = None;
-            if let Some(state) = ClockState::from_stored(row.clock.as_ref()) {
-                let my_pauses = self.pauses_at(&record, Some(seat), None).await?;
-                let mover = usize::try_from(seat).map_err(Error::internal)?;
-                match clock.after_move(&state, mover, update.now, &my_pauses) {
-                    Ok(next_state) => clock_state = Some(next_state),
-                    Err(_deadline) => {
-                        // Too late: the move is refused and the game is
-                        // lost on time, as the sweeper would have done.
-                        // Ended here or, having lost a race, by a sweeper.
-                        self.time_out_locked(&mut hot, id).await?;
-                        drop(hot);
-                        let state = self.state(Some(player), id, None).await?;
-                        return Err(Error::Conflict {
-                            code: "time_out",
-                            message: "your time ran out before this move".to_owned(),
-                            game: Some(Box::new(state.to_json())),
-                        });
+            };
+            match self.play_once(&mut hot, record, game, player, &request).await {
+                Ok(Some(answer)) => {
+                    if answer.created {
+                        self.metrics.observe_move(started.elapsed());
                     }
+                    return Ok(answer);
                 }
-            }
-            update.ply = ply;
-            update.to_move = next.to_move().map(i64::from);
-            // A move answers the others' offers with no; the mover's stands.
-            update.draw_offer = row.draw_offer & (1 << seat);
-            update.takeback_offer = 0;
-            let message = request.message.clone().filter(|m| !m.is_empty());
-            let outcome = next
-                .outcome()
-                .map(|o| serde_json::to_value(o).map_err(Error::internal))
-                .transpose()?;
-            update.insert_move = Some(NewMove {
-                ply,
-                seat,
-                player_id: player.id,
-                notation: played.notation.clone(),
-                effect: played.effect.clone(),
-                message: message.clone(),
-            });
-            update.events.push(event(
-                "move",
-                json!({
-                    "ply": ply, "seat": seat, "player": player.name, "move": played.notation,
-                    "effect": played.effect, "message": message,
-                    "status": if outcome.is_some() { "finished" } else { "active" },
-                    "to_move": update.to_move,
-                }),
-            ));
-            if let Some(outcome) = outcome {
-                update.status = "finished".to_owned();
-                update.draw_offer = 0;
-                update.outcome = Some(outcome.clone());
-                update.events.push(event("finished", outcome.clone()));
-                update.player_events = game_over_events(&record, &outcome);
-            } else {
-                update.player_events = your_turn(&record, update.to_move, ply);
-            }
-            let next_pauses = self.pauses_at(&record, update.to_move, None).await?;
-            self.schedule(&record, &mut update, clock_state, &next_pauses);
-            if self.commit(&mut hot, update, next.clone()).await? {
-                self.metrics.observe_move(started.elapsed());
-                // Still under the game's lock: the state shown is the one
-                // this move made.
-                let record = self.load(id).await?;
-                let stored = MoveRow {
-                    ply,
-                    seat,
-                    player_id: player.id,
-                    player_name: player.name.clone(),
-                    notation: played.notation,
-                    effect: played.effect,
-                    message,
-                    created_at: record.row.updated_at,
-                };
-                let state = self.render(&record, &next, Some(player), None).await?;
-                return Ok(MoveAnswer {
-                    created: true,
-                    record: MoveRecord::of(&record, &stored),
-                    game: state,
-                });
+                Ok(None) => continue,
+                // A time-out was decided, and acted on, from the database.
+                Err(error @ Error::Conflict { code: "time_out", .. }) => return Err(error),
+                Err(_) if from_cache => continue,
+                Err(error) => return Err(error),
             }
         }
         Err(Self::busy())
+    }
+
+    /// One decision on a move, from `record` and its position `game`:
+    /// `Ok(None)` when the commit lost a race and the move must be decided
+    /// again.
+    async fn play_once(
+        &self,
+        hot: &mut Hot,
+        record: GameRecord,
+        game: AnyGame,
+        player: &Player,
+        request: &MoveRequest,
+    ) -> Result<Option<MoveAnswer>> {
+        let id = record.row.id;
+        if !visible(&record, Some(player)) {
+            return Err(not_found(id));
+        }
+        let row = &record.row;
+        let seat = seat_of(&record, player.id)
+            .ok_or_else(|| Error::forbidden("not_a_player", "you are not a player of this game"))?;
+        if request.ply < row.ply {
+            if let Some(stored) = self.store.move_at(id, request.ply + 1).await? {
+                if stored.player_id == player.id && self.same_move(&record, &stored, &request.notation).await? {
+                    let record_json = MoveRecord::of(&record, &stored);
+                    let state = self.render(&record, &game, Some(player), None).await?;
+                    return Ok(Some(MoveAnswer {
+                        created: false,
+                        record: record_json,
+                        game: state,
+                    }));
+                }
+            }
+        }
+        if row.status != "active" {
+            let state = self.render(&record, &game, Some(player), None).await?;
+            return Err(Error::Conflict {
+                code: "game_not_active",
+                message: format!("game {id} is {}", row.status),
+                game: Some(Box::new(state.to_json())),
+            });
+        }
+        if request.ply != row.ply {
+            let state = self.render(&record, &game, Some(player), None).await?;
+            return Err(Error::Conflict {
+                code: "stale_ply",
+                message: format!("the game is at ply {}, not {}", row.ply, request.ply),
+                game: Some(Box::new(state.to_json())),
+            });
+        }
+        if row.to_move != Some(seat) {
+            return Err(Error::forbidden("not_your_turn", "it is not your turn"));
+        }
+        let mut next = game.clone();
+        let played = next.play(&request.notation).map_err(move_error)?;
+        let ply = row.ply + 1;
+        let mut update = update_from(&record);
+        let clock = self.clock_of(&record);
+        let mut clock_state = None;
+        if let Some(state) = ClockState::from_stored(row.clock.as_ref()) {
+            let my_pauses = self.pauses_at(&record, Some(seat), None).await?;
+            let mover = usize::try_from(seat).map_err(Error::internal)?;
+            match clock.after_move(&state, mover, update.now, &my_pauses) {
+                Ok(next_state) => clock_state = Some(next_state),
+                Err(_deadline) => {
+                    // Too late: the move is refused and the game is
+                    // lost on time, as the sweeper would have done.
+                    // Ended here or, having lost a race, by a sweeper.
+                    self.time_out_locked(hot, id).await?;
+                    let record = self.load(id).await?;
+                    if record.row.status == "active" {
+                        // Decided on a stale copy: the database's clock
+                        // still runs. Decide again from it.
+                        return Ok(None);
+                    }
+                    let game = self.position(hot, &record).await?;
+                    let state = self.render(&record, &game, Some(player), None).await?;
+                    return Err(Error::Conflict {
+                        code: "time_out",
+                        message: "your time ran out before this move".to_owned(),
+                        game: Some(Box::new(state.to_json())),
+                    });
+                }
+            }
+        }
+        update.ply = ply;
+        update.to_move = next.to_move().map(i64::from);
+        // A move answers the others' offers with no; the mover's stands.
+        update.draw_offer = row.draw_offer & (1 << seat);
+        update.takeback_offer = 0;
+        let message = request.message.clone().filter(|m| !m.is_empty());
+        let outcome = next
+            .outcome()
+            .map(|o| serde_json::to_value(o).map_err(Error::internal))
+            .transpose()?;
+        update.insert_move = Some(NewMove {
+            ply,
+            seat,
+            player_id: player.id,
+            notation: played.notation.clone(),
+            effect: played.effect.clone(),
+            message: message.clone(),
+        });
+        update.events.push(event(
+            "move",
+            json!({
+                "ply": ply, "seat": seat, "player": player.name, "move": played.notation,
+                "effect": played.effect, "message": message,
+                "status": if outcome.is_some() { "finished" } else { "active" },
+                "to_move": update.to_move,
+            }),
+        ));
+        if let Some(outcome) = outcome {
+            update.status = "finished".to_owned();
+            update.draw_offer = 0;
+            update.outcome = Some(outcome.clone());
+            update.events.push(event("finished", outcome.clone()));
+            update.player_events = game_over_events(&record, &outcome);
+        } else {
+            update.player_events = your_turn(&record, update.to_move, ply);
+        }
+        let next_pauses = self.pauses_at(&record, update.to_move, None).await?;
+        self.schedule(&record, &mut update, clock_state, &next_pauses);
+        if !self.commit(hot, &record, update, next.clone()).await? {
+            return Ok(None);
+        }
+        // Still under the game's lock: the state shown is the one this
+        // move made.
+        let record = match &hot.record {
+            Some(record) => record.clone(),
+            None => self.load(id).await?,
+        };
+        let stored = MoveRow {
+            ply,
+            seat,
+            player_id: player.id,
+            player_name: player.name.clone(),
+            notation: played.notation,
+            effect: played.effect,
+            message,
+            created_at: record.row.updated_at,
+        };
+        let state = self
+            .render_with(&record, &next, Some(player), None, Some(&stored))
+            .await?;
+        let answer = MoveAnswer {
+            created: true,
+            record: MoveRecord::of(&record, &stored),
+            game: state,
+        };
+        hot.last_move = Some(stored);
+        Ok(Some(answer))
     }
 
     /// Whether `notation` names the stored move, in the position before it.
@@ -978,7 +1083,7 @@ impl Games {
                     payload: json!({ "aborted": true }),
                 })
                 .collect();
-            if self.commit(&mut hot, update, game).await? {
+            if self.commit(&mut hot, &record, update, game).await? {
                 drop(hot);
                 return self.state(Some(player), id, None).await;
             }
@@ -1029,7 +1134,7 @@ impl Games {
                 }
                 None => game,
             };
-            if self.commit(&mut hot, update, game).await? {
+            if self.commit(&mut hot, &record, update, game).await? {
                 drop(hot);
                 return self.state(Some(player), id, None).await;
             }
@@ -1073,7 +1178,7 @@ impl Games {
                 payload,
                 created_at: update.now,
             };
-            if self.commit(&mut hot, update, game).await? {
+            if self.commit(&mut hot, &record, update, game).await? {
                 return Ok(stored);
             }
         }
@@ -1124,7 +1229,19 @@ impl Games {
         } else {
             None
         };
-        let mut state = GameState::build(record, game, viewer, last_move.as_ref(), at_ply)?;
+        self.render_with(record, game, viewer, at_ply, last_move.as_ref()).await
+    }
+
+    /// [`Games::render`] when the move that made `game` is known.
+    async fn render_with(
+        &self,
+        record: &GameRecord,
+        game: &AnyGame,
+        viewer: Option<&Player>,
+        at_ply: Option<i64>,
+        last_move: Option<&MoveRow>,
+    ) -> Result<GameState> {
+        let mut state = GameState::build(record, game, viewer, last_move, at_ply)?;
         state.clock = self.clock_view(record).await?;
         Ok(state)
     }

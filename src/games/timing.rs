@@ -63,7 +63,7 @@ impl Games {
                 *left = 0;
             }
             update.clock = Some(spent.to_stored());
-            if self.commit(hot, update, game).await? {
+            if self.commit(hot, &record, update, game).await? {
                 tracing::info!(game = id, seat, deadline, "lost on time");
                 return Ok(true);
             }

@@ -5,7 +5,6 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 
 use super::AppState;
-use crate::accounts;
 use crate::error::Error;
 use crate::store::Player;
 
@@ -29,7 +28,7 @@ async fn player(parts: &Parts, state: &AppState) -> Result<Option<Player>, Error
     if token.is_empty() || token.len() > 128 {
         return Err(invalid());
     }
-    let player = state.store.player_by_token(&accounts::token_hash(token)).await?;
+    let player = state.tokens.player(state.store.as_ref(), token).await?;
     player.map(Some).ok_or_else(invalid)
 }
 

@@ -44,6 +44,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// WebSocket and event-stream limits.
     pub realtime: Arc<crate::config::RealtimeConfig>,
+    /// Who holds which token, remembered.
+    pub tokens: Arc<crate::accounts::TokenCache>,
 }
 
 /// The whole application with its layers.

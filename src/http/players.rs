@@ -194,6 +194,7 @@ async fn update_me(
         new_hash = Some(accounts::hash_password(password).await?);
     }
     state.store.update_player(player.id, email, new_hash).await?;
+    state.tokens.forget_player(player.id);
     let secret = settings.webhook.as_ref().and_then(|(_, secret)| secret.clone());
     state.store.update_notify_settings(player.id, settings).await?;
     let player = state

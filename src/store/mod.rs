@@ -5,6 +5,7 @@
 //! the statements live once in [`impl_store!`] and each backend module
 //! instantiates it with its own pool type, connection options and migrations.
 
+mod group_commit;
 pub mod notify;
 mod postgres;
 mod sqlite;
@@ -14,6 +15,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::Value;
 
+pub use group_commit::CommitStats;
 pub use notify::{DeliveryRow, NewDelivery, NotifySettings, NotifyStore, SettingsUpdate};
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
@@ -159,6 +161,23 @@ pub struct GameUpdate {
     pub reminder_at: Option<i64>,
 }
 
+impl GameRow {
+    /// The row as `update` leaves it, once committed.
+    pub fn apply(&mut self, update: &GameUpdate) {
+        self.status.clone_from(&update.status);
+        self.ply = update.ply;
+        self.to_move = update.to_move;
+        self.outcome.clone_from(&update.outcome);
+        self.draw_offer = update.draw_offer;
+        self.takeback_offer = update.takeback_offer;
+        self.event_seq = update.expected_seq + update.events.len() as i64;
+        self.updated_at = update.now;
+        self.clock.clone_from(&update.clock);
+        self.deadline = update.deadline;
+        self.reminder_at = update.reminder_at;
+    }
+}
+
 /// What `GET /games` asks for.
 #[derive(Clone, Debug, Default)]
 pub struct GameFilter {
@@ -240,6 +259,8 @@ pub trait Store: NotifyStore + Send + Sync + 'static {
     /// Applies a change atomically; [`StoreError::Conflict`] or
     /// [`StoreError::Unique`] when another writer got there first.
     async fn update_game(&self, update: GameUpdate) -> StoreResult<()>;
+    /// How many transactions carried how many game updates (group commit).
+    fn commit_stats(&self) -> CommitStats;
     async fn game_events(&self, game_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>>;
     async fn player_events(&self, player_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>>;
 
@@ -395,9 +416,10 @@ macro_rules! impl_store {
             async fn insert_player_events(
                 tx: &mut sqlx::Transaction<'_, $db>,
                 game_id: i64,
-                mut events: Vec<super::PlayerEvent>,
+                events: &[super::PlayerEvent],
                 now: i64,
             ) -> Result<(), sqlx::Error> {
+                let mut events: Vec<&super::PlayerEvent> = events.iter().collect();
                 events.sort_by_key(|e| e.player_id);
                 for event in events {
                     let seq: i64 =
@@ -405,7 +427,7 @@ macro_rules! impl_store {
                             .bind(event.player_id)
                             .fetch_one(&mut **tx)
                             .await?;
-                    let mut payload = event.payload;
+                    let mut payload = event.payload.clone();
                     if let Value::Object(map) = &mut payload {
                         map.insert("game".to_owned(), Value::from(game_id));
                     }
@@ -423,11 +445,274 @@ macro_rules! impl_store {
                 Ok(())
             }
 
+            /// Writes `update` inside `tx`. `Ok(false)` when its guard
+            /// refused it (the game is no longer at `expected_seq`) before
+            /// anything was written, so the transaction may go on with other
+            /// updates; any other failure leaves `tx` fit only for rollback.
+            async fn apply_update(tx: &mut sqlx::Transaction<'_, $db>, update: &GameUpdate) -> StoreResult<bool> {
+                let new_seq = update.expected_seq + update.events.len() as i64;
+                // The first statement writes: SQLite takes its write lock at
+                // once, PostgreSQL locks the row; a concurrent writer that
+                // got there first leaves no row matching `event_seq`.
+                let changed = sqlx::query(
+                    "UPDATE games SET status = $1, ply = $2, to_move = $3, outcome = $4, draw_offer = $5, \
+                     takeback_offer = $6, event_seq = $7, updated_at = $8, clock = $11, deadline = $12, \
+                     reminder_at = $13 WHERE id = $9 AND event_seq = $10",
+                )
+                .bind(&update.status)
+                .bind(update.ply)
+                .bind(update.to_move)
+                .bind(&update.outcome)
+                .bind(update.draw_offer)
+                .bind(update.takeback_offer)
+                .bind(new_seq)
+                .bind(update.now)
+                .bind(update.id)
+                .bind(update.expected_seq)
+                .bind(&update.clock)
+                .bind(update.deadline)
+                .bind(update.reminder_at)
+                .execute(&mut **tx)
+                .await
+                .map_err(StoreError::from_write)?
+                .rows_affected();
+                if changed != 1 {
+                    return Ok(false);
+                }
+                for (seat, player) in &update.sit {
+                    let sat = sqlx::query(
+                        "UPDATE seats SET player_id = $1 WHERE game_id = $2 AND seat = $3 AND player_id IS NULL",
+                    )
+                    .bind(*player)
+                    .bind(update.id)
+                    .bind(*seat)
+                    .execute(&mut **tx)
+                    .await
+                    .map_err(StoreError::from_write)?
+                    .rows_affected();
+                    if sat != 1 {
+                        return Err(StoreError::Conflict);
+                    }
+                }
+                if let Some(ply) = update.delete_move {
+                    sqlx::query("DELETE FROM moves WHERE game_id = $1 AND ply = $2")
+                        .bind(update.id)
+                        .bind(ply)
+                        .execute(&mut **tx)
+                        .await?;
+                }
+                if let Some(m) = &update.insert_move {
+                    sqlx::query(
+                        "INSERT INTO moves (game_id, ply, seat, player_id, notation, effect, message, created_at) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                    )
+                    .bind(update.id)
+                    .bind(m.ply)
+                    .bind(m.seat)
+                    .bind(m.player_id)
+                    .bind(&m.notation)
+                    .bind(&m.effect)
+                    .bind(&m.message)
+                    .bind(update.now)
+                    .execute(&mut **tx)
+                    .await
+                    .map_err(StoreError::from_write)?;
+                }
+                Self::insert_game_events(tx, update.id, update.expected_seq + 1, &update.events, update.now)
+                    .await
+                    .map_err(StoreError::from_write)?;
+                Self::insert_player_events(tx, update.id, &update.player_events, update.now).await?;
+                Ok(true)
+            }
+
+
+            /// Commits a batch of updates, together when it can. Returns one
+            /// final result per update, in order, and how many transactions
+            /// it took.
+            async fn commit_batch(pool: &sqlx::Pool<$db>, batch: Vec<GameUpdate>) -> (Vec<StoreResult<()>>, u64) {
+                match Self::commit_together(pool, &batch).await {
+                    Ok(results) => return (results, 1),
+                    // Rare: a constraint or the database refused the
+                    // transaction. Alone, each update meets its own fate.
+                    Err(error) => tracing::warn!(%error, updates = batch.len(), "group commit failed; committing one by one"),
+                }
+                let mut results = Vec::with_capacity(batch.len());
+                for update in &batch {
+                    results.push(Self::commit_alone(pool, update).await);
+                }
+                (results, batch.len() as u64)
+            }
+
+            async fn commit_together(pool: &sqlx::Pool<$db>, batch: &[GameUpdate]) -> StoreResult<Vec<StoreResult<()>>> {
+                let mut tx = pool.begin().await?;
+                let results = if super::group_commit::is_plain(batch) {
+                    let applied = Self::apply_plain(&mut tx, batch).await?;
+                    batch
+                        .iter()
+                        .map(|u| if applied.contains(&u.id) { Ok(()) } else { Err(StoreError::Conflict) })
+                        .collect()
+                } else {
+                    let mut results = Vec::with_capacity(batch.len());
+                    for update in batch {
+                        let applied = Self::apply_update(&mut tx, update).await?;
+                        results.push(if applied { Ok(()) } else { Err(StoreError::Conflict) });
+                    }
+                    results
+                };
+                tx.commit().await?;
+                Ok(results)
+            }
+
+            /// Writes a batch of plain updates (see
+            /// [`super::group_commit::is_plain`]) with one statement per
+            /// table, whatever the batch's size: the guarded update of the
+            /// games first, then the rows of the updates it let through.
+            /// Returns the ids of the games updated.
+            async fn apply_plain(
+                tx: &mut sqlx::Transaction<'_, $db>,
+                batch: &[GameUpdate],
+            ) -> StoreResult<std::collections::HashSet<i64>> {
+                use sqlx::QueryBuilder;
+                let mut games = QueryBuilder::<$db>::new(
+                    "WITH v (id, expected, status, ply, to_move, outcome, draw_offer, takeback_offer, event_seq, \
+                     updated_at, clock, deadline, reminder_at) AS (",
+                );
+                games.push_values(batch, |mut row, u| {
+                    row.push_bind(u.id)
+                        .push_bind(u.expected_seq)
+                        .push_bind(&u.status)
+                        .push_bind(u.ply)
+                        .push_bind(u.to_move)
+                        .push_bind(&u.outcome)
+                        .push_bind(u.draw_offer)
+                        .push_bind(u.takeback_offer)
+                        .push_bind(u.expected_seq + u.events.len() as i64)
+                        .push_bind(u.now)
+                        .push_bind(&u.clock)
+                        .push_bind(u.deadline)
+                        .push_bind(u.reminder_at);
+                });
+                games.push(
+                    ") UPDATE games SET status = v.status, ply = v.ply, to_move = v.to_move, outcome = v.outcome, \
+                     draw_offer = v.draw_offer, takeback_offer = v.takeback_offer, event_seq = v.event_seq, \
+                     updated_at = v.updated_at, clock = v.clock, deadline = v.deadline, reminder_at = v.reminder_at \
+                     FROM v WHERE games.id = v.id AND games.event_seq = v.expected RETURNING games.id",
+                );
+                let applied: std::collections::HashSet<i64> = games
+                    .build_query_scalar::<i64>()
+                    .fetch_all(&mut **tx)
+                    .await
+                    .map_err(StoreError::from_write)?
+                    .into_iter()
+                    .collect();
+                let through: Vec<&GameUpdate> = batch.iter().filter(|u| applied.contains(&u.id)).collect();
+
+                let moves: Vec<(&GameUpdate, &super::NewMove)> =
+                    through.iter().filter_map(|u| u.insert_move.as_ref().map(|m| (*u, m))).collect();
+                if !moves.is_empty() {
+                    let mut insert = QueryBuilder::<$db>::new(
+                        "INSERT INTO moves (game_id, ply, seat, player_id, notation, effect, message, created_at) ",
+                    );
+                    insert.push_values(&moves, |mut row, (u, m)| {
+                        row.push_bind(u.id)
+                            .push_bind(m.ply)
+                            .push_bind(m.seat)
+                            .push_bind(m.player_id)
+                            .push_bind(&m.notation)
+                            .push_bind(&m.effect)
+                            .push_bind(&m.message)
+                            .push_bind(u.now);
+                    });
+                    insert.build().execute(&mut **tx).await.map_err(StoreError::from_write)?;
+                }
+
+                let events: Vec<(&GameUpdate, i64, &super::Event)> = through
+                    .iter()
+                    .flat_map(|u| (u.expected_seq + 1..).zip(&u.events).map(move |(seq, e)| (*u, seq, e)))
+                    .collect();
+                if !events.is_empty() {
+                    let mut insert =
+                        QueryBuilder::<$db>::new("INSERT INTO game_events (game_id, seq, kind, payload, created_at) ");
+                    insert.push_values(&events, |mut row, (u, seq, e)| {
+                        row.push_bind(u.id)
+                            .push_bind(*seq)
+                            .push_bind(e.kind)
+                            .push_bind(&e.payload)
+                            .push_bind(u.now);
+                    });
+                    insert.build().execute(&mut **tx).await.map_err(StoreError::from_write)?;
+                }
+
+                // Each player's stream is numbered by a counter on their row:
+                // one statement moves every counter by its player's share.
+                let mut shares: std::collections::BTreeMap<i64, i64> = std::collections::BTreeMap::new();
+                for event in through.iter().flat_map(|u| &u.player_events) {
+                    *shares.entry(event.player_id).or_default() += 1;
+                }
+                if !shares.is_empty() {
+                    let mut counters = QueryBuilder::<$db>::new("WITH c (id, n) AS (");
+                    counters.push_values(&shares, |mut row, (id, n)| {
+                        row.push_bind(*id).push_bind(*n);
+                    });
+                    counters.push(
+                        ") UPDATE players SET event_seq = players.event_seq + c.n FROM c WHERE players.id = c.id \
+                         RETURNING players.id, players.event_seq",
+                    );
+                    let mut next: std::collections::HashMap<i64, i64> = std::collections::HashMap::new();
+                    for row in counters.build().fetch_all(&mut **tx).await? {
+                        let id: i64 = row.try_get(0)?;
+                        let last: i64 = row.try_get(1)?;
+                        next.insert(id, last - shares.get(&id).copied().unwrap_or_default() + 1);
+                    }
+                    let mut numbered = Vec::with_capacity(shares.values().sum::<i64>() as usize);
+                    for u in &through {
+                        for event in &u.player_events {
+                            let seq = next.get_mut(&event.player_id).ok_or(StoreError::Conflict)?;
+                            let mut payload = event.payload.clone();
+                            if let Value::Object(map) = &mut payload {
+                                map.insert("game".to_owned(), Value::from(u.id));
+                            }
+                            numbered.push((event.player_id, *seq, event.kind, payload, u.now));
+                            *seq += 1;
+                        }
+                    }
+                    let mut insert =
+                        QueryBuilder::<$db>::new("INSERT INTO player_events (player_id, seq, kind, payload, created_at) ");
+                    insert.push_values(&numbered, |mut row, (player, seq, kind, payload, now)| {
+                        row.push_bind(*player)
+                            .push_bind(*seq)
+                            .push_bind(*kind)
+                            .push_bind(payload)
+                            .push_bind(*now);
+                    });
+                    insert.build().execute(&mut **tx).await.map_err(StoreError::from_write)?;
+                }
+                Ok(applied)
+            }
+
+            async fn commit_alone(pool: &sqlx::Pool<$db>, update: &GameUpdate) -> StoreResult<()> {
+                let mut tx = pool.begin().await?;
+                if !Self::apply_update(&mut tx, update).await? {
+                    return Err(StoreError::Conflict);
+                }
+                tx.commit().await?;
+                Ok(())
+            }
+
+            /// The writer task of this store's group commit.
+            fn group_commit(pool: &sqlx::Pool<$db>) -> super::group_commit::GroupCommit {
+                let pool = pool.clone();
+                super::group_commit::GroupCommit::spawn(move |batch| {
+                    let pool = pool.clone();
+                    async move { Self::commit_batch(&pool, batch).await }
+                })
+            }
+
             async fn insert_game_events(
                 tx: &mut sqlx::Transaction<'_, $db>,
                 game_id: i64,
                 first_seq: i64,
-                events: Vec<super::Event>,
+                events: &[super::Event],
                 now: i64,
             ) -> Result<(), sqlx::Error> {
                 for (seq, event) in (first_seq..).zip(events) {
@@ -437,7 +722,7 @@ macro_rules! impl_store {
                     .bind(game_id)
                     .bind(seq)
                     .bind(event.kind)
-                    .bind(event.payload)
+                    .bind(&event.payload)
                     .bind(now)
                     .execute(&mut **tx)
                     .await?;
@@ -653,88 +938,18 @@ macro_rules! impl_store {
                         .await
                         .map_err(StoreError::from_write)?;
                 }
-                Self::insert_game_events(&mut tx, id, 1, game.events, game.now).await?;
-                Self::insert_player_events(&mut tx, id, game.player_events, game.now).await?;
+                Self::insert_game_events(&mut tx, id, 1, &game.events, game.now).await?;
+                Self::insert_player_events(&mut tx, id, &game.player_events, game.now).await?;
                 tx.commit().await?;
                 Ok(id)
             }
 
             async fn update_game(&self, update: GameUpdate) -> StoreResult<()> {
-                let mut tx = self.pool.begin().await?;
-                let new_seq = update.expected_seq + update.events.len() as i64;
-                // The first statement writes: SQLite takes its write lock at
-                // once, PostgreSQL locks the row; a concurrent writer that
-                // got there first leaves no row matching `event_seq`.
-                let changed = sqlx::query(
-                    "UPDATE games SET status = $1, ply = $2, to_move = $3, outcome = $4, draw_offer = $5, \
-                     takeback_offer = $6, event_seq = $7, updated_at = $8, clock = $11, deadline = $12, \
-                     reminder_at = $13 WHERE id = $9 AND event_seq = $10",
-                )
-                .bind(&update.status)
-                .bind(update.ply)
-                .bind(update.to_move)
-                .bind(update.outcome)
-                .bind(update.draw_offer)
-                .bind(update.takeback_offer)
-                .bind(new_seq)
-                .bind(update.now)
-                .bind(update.id)
-                .bind(update.expected_seq)
-                .bind(update.clock)
-                .bind(update.deadline)
-                .bind(update.reminder_at)
-                .execute(&mut *tx)
-                .await
-                .map_err(StoreError::from_write)?
-                .rows_affected();
-                if changed != 1 {
-                    return Err(StoreError::Conflict);
-                }
-                for (seat, player) in &update.sit {
-                    let sat = sqlx::query(
-                        "UPDATE seats SET player_id = $1 WHERE game_id = $2 AND seat = $3 AND player_id IS NULL",
-                    )
-                    .bind(*player)
-                    .bind(update.id)
-                    .bind(*seat)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(StoreError::from_write)?
-                    .rows_affected();
-                    if sat != 1 {
-                        return Err(StoreError::Conflict);
-                    }
-                }
-                if let Some(ply) = update.delete_move {
-                    sqlx::query("DELETE FROM moves WHERE game_id = $1 AND ply = $2")
-                        .bind(update.id)
-                        .bind(ply)
-                        .execute(&mut *tx)
-                        .await?;
-                }
-                if let Some(m) = update.insert_move {
-                    sqlx::query(
-                        "INSERT INTO moves (game_id, ply, seat, player_id, notation, effect, message, created_at) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-                    )
-                    .bind(update.id)
-                    .bind(m.ply)
-                    .bind(m.seat)
-                    .bind(m.player_id)
-                    .bind(m.notation)
-                    .bind(m.effect)
-                    .bind(m.message)
-                    .bind(update.now)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(StoreError::from_write)?;
-                }
-                Self::insert_game_events(&mut tx, update.id, update.expected_seq + 1, update.events, update.now)
-                    .await
-                    .map_err(StoreError::from_write)?;
-                Self::insert_player_events(&mut tx, update.id, update.player_events, update.now).await?;
-                tx.commit().await?;
-                Ok(())
+                self.commits.submit(update).await
+            }
+
+            fn commit_stats(&self) -> super::CommitStats {
+                self.commits.stats()
             }
 
             async fn game_events(&self, game_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>> {
@@ -816,7 +1031,7 @@ macro_rules! impl_store {
                 if claimed != 1 {
                     return Ok(false);
                 }
-                Self::insert_player_events(&mut tx, game_id, vec![event], now).await?;
+                Self::insert_player_events(&mut tx, game_id, std::slice::from_ref(&event), now).await?;
                 tx.commit().await?;
                 Ok(true)
             }

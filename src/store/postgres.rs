@@ -6,6 +6,7 @@ use sqlx::postgres::{PgPool, PgPoolOptions};
 
 pub struct PgStore {
     pool: PgPool,
+    commits: super::group_commit::GroupCommit,
 }
 
 impl PgStore {
@@ -16,7 +17,8 @@ impl PgStore {
             .connect(url)
             .await?;
         sqlx::migrate!("migrations/postgres").run(&pool).await?;
-        Ok(PgStore { pool })
+        let commits = PgStore::group_commit(&pool);
+        Ok(PgStore { pool, commits })
     }
 }
 

@@ -9,6 +9,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 
 pub struct SqliteStore {
     pool: SqlitePool,
+    commits: super::group_commit::GroupCommit,
 }
 
 impl SqliteStore {
@@ -25,7 +26,8 @@ impl SqliteStore {
             .connect_with(options)
             .await?;
         sqlx::migrate!("migrations/sqlite").run(&pool).await?;
-        Ok(SqliteStore { pool })
+        let commits = SqliteStore::group_commit(&pool);
+        Ok(SqliteStore { pool, commits })
     }
 }
 
