@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::rules::AnyGame;
 use crate::store::{GameRecord, MoveRow, Player};
 
@@ -147,7 +147,7 @@ pub struct GameState {
     pub legal: Vec<String>,
     /// The position: every cell with its stack, per-seat reserves.
     #[schema(value_type = Object)]
-    pub view: Value,
+    pub view: crate::rules::View,
     pub offers: Offers,
     pub last_move: Option<MoveRecord>,
     /// The game's last event number: clients resume from it.
@@ -195,7 +195,7 @@ impl GameState {
             your_seat: viewer.and_then(|p| super::seat_of(record, p.id)),
             to_move_player,
             legal,
-            view: serde_json::to_value(game.view()).map_err(Error::internal)?,
+            view: game.view(),
             offers: Offers {
                 draw: bits(row.draw_offer, n),
                 takeback: bits(row.takeback_offer, n),
