@@ -31,6 +31,11 @@ fn serve(config: Config) -> ExitCode {
     let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"));
     tracing_subscriber::fmt().with_env_filter(filter).init();
     tracing::info!(?config, "starting");
+    // Every WebSocket is a file descriptor: lift the soft limit to the hard one.
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => tracing::info!(limit, "open files limit"),
+        Err(e) => tracing::warn!("cannot raise the open files limit: {e}"),
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(e) => {
