@@ -8,7 +8,9 @@
 //! - [`http`]: the REST API.
 //! - [`realtime`]: live games over WebSocket, the player's event stream,
 //!   chat and presence.
-//! - [`cli`]: the command-line doors (`tavoliere rules`, `tavoliere serve`).
+//! - [`cli`]: the command-line doors (`tavoliere rules`, `tavoliere serve`,
+//!   `tavoliere loadtest`).
+//! - [`loadtest`]: the load generator, a client of a running server.
 
 pub mod accounts;
 pub mod cli;
@@ -17,6 +19,7 @@ pub mod config;
 pub mod error;
 pub mod games;
 pub mod http;
+pub mod loadtest;
 pub mod metrics;
 pub mod notify;
 pub mod realtime;

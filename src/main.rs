@@ -23,6 +23,7 @@ fn main() -> ExitCode {
             }
         }
         Some(Command::Serve(config)) => serve(*config),
+        Some(Command::Loadtest(options)) => loadtest(&options),
         None => serve(cli.serve),
     }
 }
@@ -52,6 +53,42 @@ fn serve(config: Config) -> ExitCode {
         Err(e) => {
             tracing::error!("tavoliere: {e}");
             eprintln!("tavoliere: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs a load test and prints its report; fails when the run could not be
+/// made or its replay check failed.
+fn loadtest(options: &tavoliere::loadtest::Options) -> ExitCode {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("tavoliere loadtest: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(tavoliere::loadtest::run(options)) {
+        Ok(report) => {
+            if options.json {
+                match serde_json::to_string(&report) {
+                    Ok(json) => println!("{json}"),
+                    Err(e) => {
+                        eprintln!("tavoliere loadtest: cannot encode the report: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            } else {
+                println!("{report}");
+            }
+            if report.passed() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("tavoliere loadtest: {e}");
             ExitCode::FAILURE
         }
     }
