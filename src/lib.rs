@@ -87,6 +87,13 @@ async fn serve(
         // Live sockets and event streams would keep a graceful shutdown waiting.
         hub.close();
     };
+    // Small frames (a WebSocket ack right after an event frame) must not
+    // wait for the peer's delayed ACK: Nagle's algorithm off.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |stream: &mut tokio::net::TcpStream| {
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!("cannot set TCP_NODELAY: {e}");
+        }
+    });
     let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
     sweeper.abort();
     notifier.abort();

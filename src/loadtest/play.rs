@@ -85,7 +85,6 @@ impl SlotResult {
 }
 
 pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> {
-    let before = api.process_figures().await;
     let setup_started = Instant::now();
     let seats = options.game_choices.iter().map(GameChoice::seats).max().unwrap_or(2);
     let slots = options.games as usize;
@@ -99,6 +98,9 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
         });
     }
     let setup = setup_started.elapsed();
+    // After the setup: registering hashes passwords, whose memory the
+    // allocator may keep; the figures are about playing.
+    let before = api.process_figures().await;
     let started = Instant::now();
     let plan = Arc::new(Plan {
         choices: options.game_choices.clone(),
