@@ -17,7 +17,7 @@ use tavoliere::Config;
 
 fn play_report(report: Report) -> PlayReport {
     match report {
-        Report::Play(play) => play,
+        Report::Play(play) => *play,
         other => panic!("not a play report: {other:?}"),
     }
 }
@@ -57,18 +57,27 @@ async fn plays_over_http_and_the_check_catches_what_is_not_stored() {
     options.max_plies = 40;
     options.acked_out = Some(acked_path.clone());
     let report = play_report(loadtest::run(&options).await.expect("the run"));
-    println!("{}", Report::Play(report.clone()));
+    println!("{}", Report::Play(Box::new(report.clone())));
     assert!(report.moves_acked > 0, "{report:?}");
     assert!(report.games_finished >= 1, "no game ended by the rules: {report:?}");
-    assert!(report.games_resigned >= 1, "no game resigned at the ply limit: {report:?}");
+    assert!(
+        report.games_resigned >= 1,
+        "no game resigned at the ply limit: {report:?}"
+    );
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     assert!(report.ack_latency.is_some_and(|l| l.count == report.moves_acked));
     assert!(report.commit_to_frame.is_none(), "no frames over HTTP");
-    assert!(report.server_after.resident_memory_bytes.is_some(), "/metrics shows the memory");
+    assert!(
+        report.server_after.resident_memory_bytes.is_some(),
+        "/metrics shows the memory"
+    );
     let check = report.verification.expect("verified");
     assert!(check.passed, "{check}");
     assert_eq!(check.acked_moves, report.moves_acked);
-    assert_eq!(check.moves_stored, report.moves_acked, "every stored move was acknowledged");
+    assert_eq!(
+        check.moves_stored, report.moves_acked,
+        "every stored move was acknowledged"
+    );
     assert_eq!(check.unacknowledged, 0);
 
     // The saved list checks out on its own.
@@ -95,7 +104,11 @@ async fn plays_over_http_and_the_check_catches_what_is_not_stored() {
         .map_or("a1", |m| m.notation.as_str())
         .to_owned();
     if let Some(record) = fabricated.iter_mut().find(|m| m.game == first.game && m.ply == 1) {
-        record.notation = if other != record.notation { other } else { "zz".to_owned() };
+        record.notation = if other != record.notation {
+            other
+        } else {
+            "zz".to_owned()
+        };
     }
     let lines: Vec<String> = fabricated
         .iter()
@@ -128,7 +141,7 @@ async fn plays_over_websocket_and_times_the_opponents_frames() {
     options.games = 3;
     options.duration = Duration::from_millis(2500);
     let report = play_report(loadtest::run(&options).await.expect("the run"));
-    println!("{}", Report::Play(report.clone()));
+    println!("{}", Report::Play(Box::new(report.clone())));
     assert!(report.moves_acked > 0, "{report:?}");
     assert!(report.games_finished >= 1, "{report:?}");
     assert!(report.errors.is_empty(), "{:?}", report.errors);
@@ -162,12 +175,15 @@ impl ServerProcess {
             .stderr(Stdio::null())
             .spawn()
             .expect("the server starts");
-        let base = format!("http://127.0.0.1:{port}");
+        let server = ServerProcess {
+            child,
+            base: format!("http://127.0.0.1:{port}"),
+        };
         let client = reqwest::Client::new();
         for _ in 0..400 {
-            if let Ok(response) = client.get(format!("{base}/healthz")).send().await {
+            if let Ok(response) = client.get(format!("{}/healthz", server.base)).send().await {
                 if response.status().is_success() {
-                    return ServerProcess { child, base };
+                    return server;
                 }
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
@@ -205,7 +221,7 @@ async fn acknowledged_moves_survive_kill_9() {
     tokio::time::sleep(Duration::from_millis(1200)).await;
     server.kill();
     let report = play_report(run.await.expect("the run ends").expect("the run"));
-    println!("{}", Report::Play(report.clone()));
+    println!("{}", Report::Play(Box::new(report.clone())));
     assert!(report.moves_acked > 0, "moves before the kill: {report:?}");
     assert!(
         report.errors.keys().any(|kind| kind.starts_with("transport")),

@@ -278,7 +278,10 @@ impl Api {
     }
 
     pub async fn join(&self, token: &str, game: i64) -> Result<GameView, RequestError> {
-        let request = self.client.post(self.url(&format!("/games/{game}/join"))).bearer_auth(token);
+        let request = self
+            .client
+            .post(self.url(&format!("/games/{game}/join")))
+            .bearer_auth(token);
         self.send(request).await
     }
 
@@ -292,7 +295,10 @@ impl Api {
     }
 
     pub async fn resign(&self, token: &str, game: i64) -> Result<GameView, RequestError> {
-        let request = self.client.post(self.url(&format!("/games/{game}/resign"))).bearer_auth(token);
+        let request = self
+            .client
+            .post(self.url(&format!("/games/{game}/resign")))
+            .bearer_auth(token);
         self.send(request).await
     }
 
@@ -301,7 +307,9 @@ impl Api {
     }
 
     pub async fn history(&self, game: i64) -> Result<Vec<StoredMove>, RequestError> {
-        let history: History = self.send(self.client.get(self.url(&format!("/games/{game}/moves")))).await?;
+        let history: History = self
+            .send(self.client.get(self.url(&format!("/games/{game}/moves"))))
+            .await?;
         Ok(history.moves)
     }
 
@@ -397,7 +405,10 @@ mod tests {
             Target::resolve("http://[::ffff:8.8.8.8]:80").await,
             Err(LoadError::NotLoopback { .. })
         ));
-        assert!(matches!(Target::resolve("https://127.0.0.1").await, Err(LoadError::BadUrl(_))));
+        assert!(matches!(
+            Target::resolve("https://127.0.0.1").await,
+            Err(LoadError::BadUrl(_))
+        ));
         assert!(matches!(Target::resolve("not a url").await, Err(LoadError::BadUrl(_))));
     }
 }

@@ -40,20 +40,19 @@ pub async fn run(api: &Api, options: &Options) -> Result<IdleReport, LoadError> 
     let before = api.process_figures().await;
     let (stop, stopped) = watch::channel(false);
     let started = Instant::now();
-    let results: Vec<Result<tokio::task::JoinHandle<()>, RequestError>> =
-        stream::iter(0..options.connections as usize)
-            .map(|index| {
-                let (target, token) = (&target, &tokens[index % tokens.len()]);
-                let source = sources.get(index % sources.len()).copied().flatten();
-                let stopped = stopped.clone();
-                async move {
-                    let socket = ws::connect(target, token, source, options.timeout).await?;
-                    Ok(tokio::spawn(hold(socket, stopped)))
-                }
-            })
-            .buffer_unordered(CONNECTING)
-            .collect()
-            .await;
+    let results: Vec<Result<tokio::task::JoinHandle<()>, RequestError>> = stream::iter(0..options.connections as usize)
+        .map(|index| {
+            let (target, token) = (&target, &tokens[index % tokens.len()]);
+            let source = sources.get(index % sources.len()).copied().flatten();
+            let stopped = stopped.clone();
+            async move {
+                let socket = ws::connect(target, token, source, options.timeout).await?;
+                Ok(tokio::spawn(hold(socket, stopped)))
+            }
+        })
+        .buffer_unordered(CONNECTING)
+        .collect()
+        .await;
     let connecting = started.elapsed();
     let mut held = Vec::new();
     let mut failed: BTreeMap<String, u64> = BTreeMap::new();

@@ -64,7 +64,7 @@ pub async fn run(options: &Options) -> Result<Report, LoadError> {
     raise_open_files_limit();
     let api = client::Api::new(target, options.timeout)?;
     match options.mode {
-        Mode::Play => Ok(Report::Play(play::run(&api, options).await?)),
+        Mode::Play => Ok(Report::Play(Box::new(play::run(&api, options).await?))),
         Mode::Idle => Ok(Report::Idle(idle::run(&api, options).await?)),
         Mode::Verify => {
             let path = options

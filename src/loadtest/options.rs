@@ -170,7 +170,9 @@ impl serde::Serialize for GameChoice {
 /// `250ms`, `10s`, `2m`, `1h`; a bare number is seconds.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
-    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
     let number: f64 = number
         .parse()
@@ -212,7 +214,10 @@ mod tests {
         let choice: GameChoice = "pente:pro".parse().expect("pente pro");
         assert_eq!(choice.to_string(), "pente:pro");
         assert_eq!(choice.seats(), 2);
-        assert_eq!("gravity".parse::<GameChoice>().map(|c| c.to_string()), Ok("gravity:standard".to_owned()));
+        assert_eq!(
+            "gravity".parse::<GameChoice>().map(|c| c.to_string()),
+            Ok("gravity:standard".to_owned())
+        );
         assert!("chess".parse::<GameChoice>().is_err());
         assert!("pente:nope".parse::<GameChoice>().is_err());
     }

@@ -338,8 +338,15 @@ async fn play_game(
             }
             return;
         }
-        let Some(seat) = state.to_move.and_then(|s| usize::try_from(s).ok()).filter(|s| *s < players.len()) else {
-            *result.errors.entry("active game without a seat to move".to_owned()).or_default() += 1;
+        let Some(seat) = state
+            .to_move
+            .and_then(|s| usize::try_from(s).ok())
+            .filter(|s| *s < players.len())
+        else {
+            *result
+                .errors
+                .entry("active game without a seat to move".to_owned())
+                .or_default() += 1;
             return;
         };
         if Instant::now() >= plan.deadline {
@@ -353,7 +360,10 @@ async fn play_game(
             return;
         }
         if state.legal.is_empty() {
-            *result.errors.entry("active game without legal moves".to_owned()).or_default() += 1;
+            *result
+                .errors
+                .entry("active game without legal moves".to_owned())
+                .or_default() += 1;
             return;
         }
         let notation = state.legal[rng.below(state.legal.len())].clone();

@@ -13,7 +13,7 @@ use super::verify::Verification;
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "mode", rename_all = "lowercase")]
 pub enum Report {
-    Play(PlayReport),
+    Play(Box<PlayReport>),
     Idle(IdleReport),
     Verify(Verification),
 }
@@ -134,8 +134,9 @@ impl fmt::Display for Report {
                     r.url,
                     r.games_in_flight,
                     choices.join(", "),
-                    r.rate_target
-                        .map_or("as fast as answered".to_owned(), |rate| format!("paced at {rate} moves/s"))
+                    r.rate_target.map_or("as fast as answered".to_owned(), |rate| format!(
+                        "paced at {rate} moves/s"
+                    ))
                 );
                 let _ = writeln!(out, "setup                  {:.2} s", r.setup_seconds);
                 let _ = writeln!(

@@ -78,6 +78,9 @@ mod tests {
         assert_eq!(summary.max_ms, 100.0);
         let mut one = Samples::default();
         one.record(Duration::from_micros(1500));
-        assert_eq!(one.summary().map(|s| (s.p50_ms, s.p99_ms, s.max_ms)), Some((1.5, 1.5, 1.5)));
+        assert_eq!(
+            one.summary().map(|s| (s.p50_ms, s.p99_ms, s.max_ms)),
+            Some((1.5, 1.5, 1.5))
+        );
     }
 }

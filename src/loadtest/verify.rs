@@ -144,7 +144,9 @@ async fn check_game(api: &Api, game: i64, acked: &BTreeMap<i64, &str>, report: &
         match stored.get(&ply) {
             None => {
                 report.lost += 1;
-                report.problem(format!("game {game} ply {ply}: {notation} was acknowledged but is not stored"));
+                report.problem(format!(
+                    "game {game} ply {ply}: {notation} was acknowledged but is not stored"
+                ));
             }
             Some(record) if record.notation != notation => {
                 report.mismatched += 1;
@@ -178,7 +180,11 @@ async fn replays(api: &Api, state: &GameView, history: &[StoredMove]) -> Result<
         }
     }
     if state.ply != history.len() as i64 {
-        return Err(format!("the game is at ply {} with {} moves stored", state.ply, history.len()));
+        return Err(format!(
+            "the game is at ply {} with {} moves stored",
+            state.ply,
+            history.len()
+        ));
     }
     let expect = |what: &str, stored: &dyn std::fmt::Debug, replayed: &dyn std::fmt::Debug| {
         format!("{what}: stored {stored:?}, replayed {replayed:?}")
@@ -193,7 +199,11 @@ async fn replays(api: &Api, state: &GameView, history: &[StoredMove]) -> Result<
             ));
         }
         if state.to_move.is_some() || !state.legal.is_empty() {
-            return Err(expect("a finished game has no turn", &(state.to_move, &state.legal), &"none"));
+            return Err(expect(
+                "a finished game has no turn",
+                &(state.to_move, &state.legal),
+                &"none",
+            ));
         }
         return Ok(());
     }
@@ -218,11 +228,18 @@ async fn replays(api: &Api, state: &GameView, history: &[StoredMove]) -> Result<
 /// A game the rules did not end: a resignation (the only way the generator
 /// ends one) must give the winners the rules give for the resigning seat.
 async fn ended_by_players(api: &Api, state: &GameView, game: &AnyGame) -> Result<(), String> {
-    let reason = state.outcome.as_ref().and_then(|o| o.get("reason")).and_then(Value::as_str);
+    let reason = state
+        .outcome
+        .as_ref()
+        .and_then(|o| o.get("reason"))
+        .and_then(Value::as_str);
     if reason != Some("resignation") {
         return Err(format!("finished by {reason:?} before the rules ended it"));
     }
-    let events = api.events(state.id).await.map_err(|e| format!("cannot read the events: {e}"))?;
+    let events = api
+        .events(state.id)
+        .await
+        .map_err(|e| format!("cannot read the events: {e}"))?;
     let seat = events
         .iter()
         .rev()
@@ -234,7 +251,9 @@ async fn ended_by_players(api: &Api, state: &GameView, game: &AnyGame) -> Result
     let winners = serde_json::to_value(game.winners_if_conceded(seat)).map_err(|e| e.to_string())?;
     let stored = state.outcome.as_ref().and_then(|o| o.get("winners"));
     if stored != Some(&winners) {
-        return Err(format!("seat {seat} resigned: stored winners {stored:?}, the rules say {winners}"));
+        return Err(format!(
+            "seat {seat} resigned: stored winners {stored:?}, the rules say {winners}"
+        ));
     }
     Ok(())
 }
@@ -300,7 +319,11 @@ impl std::fmt::Display for Verification {
             self.replay_failures,
             self.unreadable,
             self.unacknowledged,
-            if self.unacknowledged_is_failure { "" } else { " (allowed)" }
+            if self.unacknowledged_is_failure {
+                ""
+            } else {
+                " (allowed)"
+            }
         );
         for problem in &self.problems {
             let _ = writeln!(text, "  - {problem}");

@@ -60,7 +60,9 @@ pub async fn connect(
         .map_err(|_| RequestError::Decode("a token that is not a header value".to_owned()))?;
     request.headers_mut().insert("authorization", bearer);
     // Small buffers: idle mode holds tens of thousands of these.
-    let config = WebSocketConfig::default().read_buffer_size(4 * 1024).write_buffer_size(0);
+    let config = WebSocketConfig::default()
+        .read_buffer_size(4 * 1024)
+        .write_buffer_size(0);
     let (socket, _) = tokio::time::timeout(
         timeout,
         tokio_tungstenite::client_async_with_config(request, stream, Some(config)),
@@ -175,11 +177,15 @@ impl PlayerSocket {
     }
 
     pub async fn subscribe(&mut self, game: i64) -> Result<(), RequestError> {
-        self.request(json!({ "type": "subscribe", "game": game })).await.map(drop)
+        self.request(json!({ "type": "subscribe", "game": game }))
+            .await
+            .map(drop)
     }
 
     pub async fn unsubscribe(&mut self, game: i64) -> Result<(), RequestError> {
-        self.request(json!({ "type": "unsubscribe", "game": game })).await.map(drop)
+        self.request(json!({ "type": "unsubscribe", "game": game }))
+            .await
+            .map(drop)
     }
 
     pub async fn play(&mut self, game: i64, notation: &str, ply: i64) -> Result<MoveAnswer, RequestError> {
@@ -193,7 +199,10 @@ impl PlayerSocket {
     pub async fn finish(mut self) -> Frames {
         let _ = tokio::time::timeout(self.timeout, self.sink.close()).await;
         // The reader ends when the server closes in turn; don't wait long.
-        if tokio::time::timeout(Duration::from_secs(1), &mut self.reader).await.is_err() {
+        if tokio::time::timeout(Duration::from_secs(1), &mut self.reader)
+            .await
+            .is_err()
+        {
             self.reader.abort();
         }
         std::mem::take(&mut *locked(&self.frames))
@@ -223,7 +232,9 @@ async fn read(
                 let code = frame["code"].as_str().unwrap_or("?").to_owned();
                 let refusal = RequestError::Refused {
                     message: frame["message"].as_str().unwrap_or_default().to_owned(),
-                    game: serde_json::from_value::<GameView>(frame["game"].clone()).ok().map(Box::new),
+                    game: serde_json::from_value::<GameView>(frame["game"].clone())
+                        .ok()
+                        .map(Box::new),
                     code,
                 };
                 answer(&pending, &frames, &frame, Err(refusal));
@@ -236,7 +247,10 @@ async fn read(
                         .commit_to_frame
                         .record_us(u64::try_from(received - committed).unwrap_or(0));
                 }
-                let key = (frame["game"].as_i64().unwrap_or(0), frame["data"]["ply"].as_i64().unwrap_or(0));
+                let key = (
+                    frame["game"].as_i64().unwrap_or(0),
+                    frame["data"]["ply"].as_i64().unwrap_or(0),
+                );
                 if let Some(at) = locked(&sent).get(&key) {
                     frames.send_to_frame.record(at.elapsed());
                 }

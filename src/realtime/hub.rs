@@ -341,4 +341,24 @@ mod tests {
         drop(second);
         assert!(!hub.is_connected(7));
     }
+
+    #[tokio::test]
+    async fn live_frames_carry_the_commit_time_and_logged_ones_do_not() {
+        let hub = Arc::new(Hub::new(4));
+        let mut subscription = hub.subscribe_game(3);
+        let event = EventRow {
+            seq: 1,
+            kind: "move".to_owned(),
+            payload: json!({ "ply": 1 }),
+            created_at: 1_764_460_800_123,
+        };
+        let before = now_us();
+        hub.publish_game(3, std::slice::from_ref(&event));
+        let frame = subscription.recv().await.expect("a frame");
+        let frame: Value = serde_json::from_str(&frame.text).expect("JSON");
+        let committed = frame["committed_us"].as_i64().expect("committed_us");
+        assert!((before..=now_us()).contains(&committed), "{frame}");
+        assert_eq!(frame["seq"], 1);
+        assert!(event_frame(3, &event).get("committed_us").is_none());
+    }
 }
