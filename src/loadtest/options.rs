@@ -48,7 +48,9 @@ pub struct Options {
     /// play: target of acknowledged moves per second over all games, paced
     /// open-loop: send times are scheduled, and latency is measured from the
     /// scheduled time, so a stalled server shows as latency rather than as
-    /// fewer requests. Without it, every game moves as fast as it is answered.
+    /// fewer requests. A game has one move in flight at a time: give enough
+    /// `--games` for the rate. Without it, every game moves as fast as it is
+    /// answered.
     #[arg(long, value_parser = parse_rate)]
     pub rate: Option<f64>,
     /// play: a game still running after this many moves is resigned (random
