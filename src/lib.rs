@@ -8,7 +8,9 @@
 //! - [`http`]: the REST API.
 //! - [`realtime`]: live games over WebSocket, the player's event stream,
 //!   chat and presence.
-//! - [`cli`]: the command-line doors (`tavoliere rules`, `tavoliere serve`).
+//! - [`cli`]: the command-line doors (`tavoliere rules`, `tavoliere serve`,
+//!   `tavoliere loadtest`).
+//! - [`loadtest`]: the load generator, a client of a running server.
 
 pub mod accounts;
 pub mod cli;
@@ -17,6 +19,7 @@ pub mod config;
 pub mod error;
 pub mod games;
 pub mod http;
+pub mod loadtest;
 pub mod metrics;
 pub mod notify;
 pub mod realtime;
@@ -85,6 +88,13 @@ async fn serve(
         // Live sockets and event streams would keep a graceful shutdown waiting.
         hub.close();
     };
+    // Small frames (a WebSocket ack right after an event frame) must not
+    // wait for the peer's delayed ACK: Nagle's algorithm off.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |stream: &mut tokio::net::TcpStream| {
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!("cannot set TCP_NODELAY: {e}");
+        }
+    });
     let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
     sweeper.abort();
     notifier.abort();

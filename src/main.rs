@@ -23,6 +23,7 @@ fn main() -> ExitCode {
             }
         }
         Some(Command::Serve(config)) => serve(*config),
+        Some(Command::Loadtest(options)) => loadtest(&options),
         None => serve(cli.serve),
     }
 }
@@ -31,6 +32,11 @@ fn serve(config: Config) -> ExitCode {
     let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"));
     tracing_subscriber::fmt().with_env_filter(filter).init();
     tracing::info!(?config, "starting");
+    // Every WebSocket is a file descriptor: lift the soft limit to the hard one.
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => tracing::info!(limit, "open files limit"),
+        Err(e) => tracing::warn!("cannot raise the open files limit: {e}"),
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -47,6 +53,42 @@ fn serve(config: Config) -> ExitCode {
         Err(e) => {
             tracing::error!("tavoliere: {e}");
             eprintln!("tavoliere: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs a load test and prints its report; fails when the run could not be
+/// made or its replay check failed.
+fn loadtest(options: &tavoliere::loadtest::Options) -> ExitCode {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("tavoliere loadtest: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(tavoliere::loadtest::run(options)) {
+        Ok(report) => {
+            if options.json {
+                match serde_json::to_string(&report) {
+                    Ok(json) => println!("{json}"),
+                    Err(e) => {
+                        eprintln!("tavoliere loadtest: cannot encode the report: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            } else {
+                println!("{report}");
+            }
+            if report.passed() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("tavoliere loadtest: {e}");
             ExitCode::FAILURE
         }
     }

@@ -133,6 +133,54 @@ impl Metrics {
         out.push_str("# TYPE tavoliere_move_duration_seconds histogram\n");
         self.move_seconds
             .render(&mut out, "tavoliere_move_duration_seconds", "");
+        render_process(&mut out);
         out
+    }
+}
+
+/// The process's resident memory and open file descriptors, the standard
+/// Prometheus process metrics, read from `/proc` (Linux; elsewhere they are
+/// left out). The load generator reads them before and after a run.
+fn render_process(out: &mut String) {
+    if let Some(bytes) = resident_memory_bytes() {
+        out.push_str("# HELP process_resident_memory_bytes Resident memory size in bytes.\n");
+        out.push_str("# TYPE process_resident_memory_bytes gauge\n");
+        let _ = writeln!(out, "process_resident_memory_bytes {bytes}");
+    }
+    // Counting /proc/self/fd costs one directory read: cheap next to a scrape.
+    if let Ok(entries) = std::fs::read_dir("/proc/self/fd") {
+        out.push_str("# HELP process_open_fds Number of open file descriptors.\n");
+        out.push_str("# TYPE process_open_fds gauge\n");
+        let _ = writeln!(out, "process_open_fds {}", entries.count());
+    }
+}
+
+/// `VmRSS` of `/proc/self/status` (in kB there), in bytes.
+fn resident_memory_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    parse_vm_rss(&status)
+}
+
+fn parse_vm_rss(status: &str) -> Option<u64> {
+    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+    let kib: u64 = line["VmRSS:".len()..].trim().strip_suffix("kB")?.trim().parse().ok()?;
+    Some(kib * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn resident_memory_is_read_from_proc_status() {
+        let status = "Name:\ttavoliere\nVmPeak:\t  20000 kB\nVmRSS:\t   1234 kB\nThreads:\t3\n";
+        assert_eq!(super::parse_vm_rss(status), Some(1234 * 1024));
+        assert_eq!(super::parse_vm_rss("Name:\tx\n"), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn metrics_show_the_process() {
+        let text = super::Metrics::default().render();
+        assert!(text.contains("\nprocess_resident_memory_bytes "), "{text}");
+        assert!(text.contains("\nprocess_open_fds "), "{text}");
     }
 }

@@ -26,4 +26,11 @@ pub enum Command {
     /// and write one answer per line on stdout (status, to_move, legal,
     /// winners, reason; or error and the index of the first bad move).
     Rules,
+    /// Load-test a running server on this machine (loopback only): play
+    /// random games over HTTP or WebSocket and report throughput, latency,
+    /// errors and server memory, then check that every acknowledged move is
+    /// stored and every game replays (`--mode play`, the default); hold idle
+    /// WebSockets and report memory per connection (`--mode idle`); or only
+    /// run the check on a saved list of acknowledged moves (`--mode verify`).
+    Loadtest(Box<crate::loadtest::Options>),
 }

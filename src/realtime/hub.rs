@@ -37,6 +37,22 @@ pub fn event_frame(game: i64, event: &EventRow) -> Value {
     })
 }
 
+/// The `event` frame of a change just committed: [`event_frame`] plus
+/// `committed_us`, when the commit was confirmed (unix microseconds), so a
+/// client on the same machine can measure commit-to-frame latency. Frames
+/// replayed from the log do not carry it: their commit is long past.
+fn live_event_frame(game: i64, event: &EventRow, committed_us: i64) -> Value {
+    let mut frame = event_frame(game, event);
+    frame["committed_us"] = committed_us.into();
+    frame
+}
+
+/// Unix time in microseconds.
+fn now_us() -> i64 {
+    let nanos = time::OffsetDateTime::now_utc().unix_timestamp_nanos();
+    i64::try_from(nanos / 1_000).unwrap_or(i64::MAX)
+}
+
 struct Topic {
     sender: broadcast::Sender<GameFrame>,
     /// Connections per seat of seated players subscribed to the game.
@@ -152,8 +168,11 @@ impl Hub {
         }
     }
 
-    /// Sends committed game events to the game's subscribers, if any.
+    /// Sends committed game events to the game's subscribers, if any. The
+    /// service calls it right after the store confirmed the commit: that
+    /// moment is the frames' `committed_us`.
     pub fn publish_game(&self, game: i64, events: &[EventRow]) {
+        let committed_us = now_us();
         let games = locked(&self.games);
         let Some(topic) = games.get(&game) else {
             return;
@@ -161,7 +180,7 @@ impl Hub {
         for event in events {
             let frame = GameFrame {
                 seq: Some(event.seq),
-                text: event_frame(game, event).to_string().into(),
+                text: live_event_frame(game, event, committed_us).to_string().into(),
             };
             let _ = topic.sender.send(frame);
         }
@@ -321,5 +340,25 @@ mod tests {
         assert!(hub.is_connected(7));
         drop(second);
         assert!(!hub.is_connected(7));
+    }
+
+    #[tokio::test]
+    async fn live_frames_carry_the_commit_time_and_logged_ones_do_not() {
+        let hub = Arc::new(Hub::new(4));
+        let mut subscription = hub.subscribe_game(3);
+        let event = EventRow {
+            seq: 1,
+            kind: "move".to_owned(),
+            payload: json!({ "ply": 1 }),
+            created_at: 1_764_460_800_123,
+        };
+        let before = now_us();
+        hub.publish_game(3, std::slice::from_ref(&event));
+        let frame = subscription.recv().await.expect("a frame");
+        let frame: Value = serde_json::from_str(&frame.text).expect("JSON");
+        let committed = frame["committed_us"].as_i64().expect("committed_us");
+        assert!((before..=now_us()).contains(&committed), "{frame}");
+        assert_eq!(frame["seq"], 1);
+        assert!(event_frame(3, &event).get("committed_us").is_none());
     }
 }

@@ -1,0 +1,414 @@
+//! The server as the generator sees it: its loopback address and its HTTP
+//! API (players, games, moves, histories, `/metrics`).
+
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+use reqwest::{StatusCode, Url};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::LoadError;
+
+/// Why one request to the server failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    /// The server answered with an error (`{"error":{"code",…}}`); a 409
+    /// carries the game's current state.
+    #[error("HTTP {status} {code}: {message}")]
+    Status {
+        status: u16,
+        code: String,
+        message: String,
+        game: Option<Box<GameView>>,
+    },
+    /// A WebSocket `error` frame answering the request.
+    #[error("WebSocket error {code}: {message}")]
+    Refused {
+        code: String,
+        message: String,
+        game: Option<Box<GameView>>,
+    },
+    #[error("no answer within {0:?}")]
+    Timeout(Duration),
+    #[error("transport: {0}")]
+    Transport(String),
+    #[error("unexpected answer: {0}")]
+    Decode(String),
+}
+
+impl RequestError {
+    /// The key errors are counted under in the report.
+    pub fn kind(&self) -> String {
+        match self {
+            RequestError::Status { status, code, .. } => format!("http {status} {code}"),
+            RequestError::Refused { code, .. } => format!("ws {code}"),
+            RequestError::Timeout(_) => "transport timeout".to_owned(),
+            RequestError::Transport(_) => "transport error".to_owned(),
+            RequestError::Decode(_) => "unexpected answer".to_owned(),
+        }
+    }
+
+    /// The game's current state, when the refusal carries it (stale ply,
+    /// game not active).
+    pub fn game(&self) -> Option<&GameView> {
+        match self {
+            RequestError::Status { game, .. } | RequestError::Refused { game, .. } => game.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Whether the request may have been carried out without an answer
+    /// reaching us (a move committed but never acknowledged).
+    pub fn is_transport(&self) -> bool {
+        matches!(self, RequestError::Timeout(_) | RequestError::Transport(_))
+    }
+
+    fn from_reqwest(error: reqwest::Error, timeout: Duration) -> RequestError {
+        if error.is_timeout() {
+            RequestError::Timeout(timeout)
+        } else if error.is_decode() {
+            RequestError::Decode(error.to_string())
+        } else {
+            RequestError::Transport(error.to_string())
+        }
+    }
+}
+
+/// What the generator reads of a game's state (`GET /games/{id}`, a move's
+/// answer, a 409's `game`).
+#[derive(Clone, Debug, Deserialize)]
+pub struct GameView {
+    pub id: i64,
+    pub game: String,
+    pub variant: String,
+    pub status: String,
+    pub ply: i64,
+    pub to_move: Option<i64>,
+    #[serde(default)]
+    pub legal: Vec<String>,
+    #[serde(default)]
+    pub outcome: Option<Value>,
+}
+
+/// The answer to a move, over HTTP or in a WebSocket `ack`.
+#[derive(Debug, Deserialize)]
+pub struct MoveAnswer {
+    pub created: bool,
+    #[serde(rename = "move")]
+    pub record: StoredMove,
+    pub game: GameView,
+}
+
+/// A move of a game's history.
+#[derive(Clone, Debug, Deserialize)]
+pub struct StoredMove {
+    pub ply: i64,
+    pub seat: i64,
+    #[serde(rename = "move")]
+    pub notation: String,
+}
+
+#[derive(Deserialize)]
+struct History {
+    moves: Vec<StoredMove>,
+}
+
+/// A game event (`GET /games/{id}/events`).
+#[derive(Clone, Debug, Deserialize)]
+pub struct GameEvent {
+    pub seq: i64,
+    pub kind: String,
+    #[serde(default)]
+    pub payload: Value,
+}
+
+#[derive(Deserialize)]
+struct Events {
+    events: Vec<GameEvent>,
+}
+
+/// Figures of the server process from `/metrics`.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct ProcessFigures {
+    pub resident_memory_bytes: Option<u64>,
+    pub open_fds: Option<u64>,
+}
+
+/// The server's URL after the loopback check, and the one address every
+/// connection goes to.
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub base: Url,
+    pub address: SocketAddr,
+}
+
+impl Target {
+    /// Checks that `url` is `http://` and that its host resolves to loopback
+    /// addresses only, before anything is sent.
+    pub async fn resolve(url: &str) -> Result<Target, LoadError> {
+        let base = Url::parse(url).map_err(|e| LoadError::BadUrl(format!("{url:?}: {e}")))?;
+        if base.scheme() != "http" {
+            return Err(LoadError::BadUrl(format!(
+                "{url:?}: only http:// (the server speaks plain HTTP on loopback)"
+            )));
+        }
+        let host = base
+            .host_str()
+            .ok_or_else(|| LoadError::BadUrl(format!("{url:?} has no host")))?
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_owned();
+        let port = base.port_or_known_default().unwrap_or(80);
+        let addresses: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), port))
+            .await
+            .map_err(|e| LoadError::Resolve {
+                host: host.clone(),
+                error: e.to_string(),
+            })?
+            .collect();
+        let outside: Vec<IpAddr> = addresses
+            .iter()
+            .map(|a| a.ip().to_canonical())
+            .filter(|ip| !ip.is_loopback())
+            .collect();
+        if addresses.is_empty() || !outside.is_empty() {
+            return Err(LoadError::NotLoopback {
+                host,
+                addresses: outside.iter().map(ToString::to_string).collect(),
+            });
+        }
+        Ok(Target {
+            base,
+            address: addresses[0],
+        })
+    }
+
+    /// The WebSocket URL of the server.
+    pub fn ws_url(&self) -> String {
+        let mut url = self.base.clone();
+        // http → ws cannot fail for an http URL.
+        let _ = url.set_scheme("ws");
+        url.set_path("/api/v1/ws");
+        url.to_string()
+    }
+}
+
+/// The HTTP API, every connection pinned to the checked loopback address.
+#[derive(Clone)]
+pub struct Api {
+    client: reqwest::Client,
+    target: Target,
+    timeout: Duration,
+}
+
+impl Api {
+    pub fn new(target: Target, timeout: Duration) -> Result<Api, LoadError> {
+        let mut builder = reqwest::Client::builder().timeout(timeout).no_proxy();
+        if let Some(host) = target.base.host_str() {
+            // Resolve the host to the address that passed the loopback
+            // check, not again (a changed DNS answer cannot redirect us).
+            builder = builder.resolve(host, target.address);
+        }
+        let client = builder
+            .build()
+            .map_err(|e| LoadError::BadUrl(format!("cannot build an HTTP client: {e}")))?;
+        Ok(Api {
+            client,
+            target,
+            timeout,
+        })
+    }
+
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    fn url(&self, path: &str) -> String {
+        let base = self.target.base.as_str().trim_end_matches('/');
+        format!("{base}/api/v1{path}")
+    }
+
+    async fn send<T: DeserializeOwned>(&self, request: reqwest::RequestBuilder) -> Result<T, RequestError> {
+        let response = request
+            .send()
+            .await
+            .map_err(|e| RequestError::from_reqwest(e, self.timeout))?;
+        let status = response.status();
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| RequestError::from_reqwest(e, self.timeout))?;
+        if status.is_success() {
+            serde_json::from_slice(&body).map_err(|e| RequestError::Decode(e.to_string()))
+        } else {
+            Err(refusal(status, &body))
+        }
+    }
+
+    /// Registers a player; returns their token.
+    pub async fn register(&self, name: &str, password: &str) -> Result<String, RequestError> {
+        #[derive(Deserialize)]
+        struct Registered {
+            token: String,
+        }
+        let request = self
+            .client
+            .post(self.url("/players"))
+            .json(&json!({ "name": name, "password": password }));
+        Ok(self.send::<Registered>(request).await?.token)
+    }
+
+    /// Opens a public game of `choice` with the creator at seat 0 and
+    /// `opponents` invited to the other seats.
+    pub async fn create_game(
+        &self,
+        token: &str,
+        game: &str,
+        variant: &str,
+        opponents: &[String],
+    ) -> Result<GameView, RequestError> {
+        let request = self
+            .client
+            .post(self.url("/games"))
+            .bearer_auth(token)
+            .json(&json!({ "game": game, "variant": variant, "opponents": opponents }));
+        self.send(request).await
+    }
+
+    pub async fn join(&self, token: &str, game: i64) -> Result<GameView, RequestError> {
+        let request = self
+            .client
+            .post(self.url(&format!("/games/{game}/join")))
+            .bearer_auth(token);
+        self.send(request).await
+    }
+
+    pub async fn play(&self, token: &str, game: i64, notation: &str, ply: i64) -> Result<MoveAnswer, RequestError> {
+        let request = self
+            .client
+            .post(self.url(&format!("/games/{game}/moves")))
+            .bearer_auth(token)
+            .json(&json!({ "move": notation, "ply": ply }));
+        self.send(request).await
+    }
+
+    pub async fn resign(&self, token: &str, game: i64) -> Result<GameView, RequestError> {
+        let request = self
+            .client
+            .post(self.url(&format!("/games/{game}/resign")))
+            .bearer_auth(token);
+        self.send(request).await
+    }
+
+    pub async fn state(&self, game: i64) -> Result<GameView, RequestError> {
+        self.send(self.client.get(self.url(&format!("/games/{game}")))).await
+    }
+
+    pub async fn history(&self, game: i64) -> Result<Vec<StoredMove>, RequestError> {
+        let history: History = self
+            .send(self.client.get(self.url(&format!("/games/{game}/moves"))))
+            .await?;
+        Ok(history.moves)
+    }
+
+    /// The game's whole event log, page by page.
+    pub async fn events(&self, game: i64) -> Result<Vec<GameEvent>, RequestError> {
+        const PAGE: usize = 500;
+        let mut all = Vec::new();
+        loop {
+            let after = all.last().map_or(0, |e: &GameEvent| e.seq);
+            let url = self.url(&format!("/games/{game}/events?after={after}&limit={PAGE}"));
+            let page: Events = self.send(self.client.get(url)).await?;
+            let full = page.events.len() == PAGE;
+            all.extend(page.events);
+            if !full {
+                return Ok(all);
+            }
+        }
+    }
+
+    /// The server's memory and open files, when its `/metrics` shows them.
+    pub async fn process_figures(&self) -> ProcessFigures {
+        let base = self.target.base.as_str().trim_end_matches('/');
+        let text = match self.client.get(format!("{base}/metrics")).send().await {
+            Ok(response) if response.status().is_success() => response.text().await.unwrap_or_default(),
+            _ => String::new(),
+        };
+        ProcessFigures {
+            resident_memory_bytes: metric(&text, "process_resident_memory_bytes"),
+            open_fds: metric(&text, "process_open_fds"),
+        }
+    }
+}
+
+/// The server's error body as a [`RequestError`].
+fn refusal(status: StatusCode, body: &[u8]) -> RequestError {
+    #[derive(Deserialize)]
+    struct Detail {
+        code: String,
+        message: String,
+    }
+    #[derive(Deserialize)]
+    struct Body {
+        error: Detail,
+        game: Option<Box<GameView>>,
+    }
+    match serde_json::from_slice::<Body>(body) {
+        Ok(body) => RequestError::Status {
+            status: status.as_u16(),
+            code: body.error.code,
+            message: body.error.message,
+            game: body.game,
+        },
+        Err(_) => RequestError::Status {
+            status: status.as_u16(),
+            code: "no_error_body".to_owned(),
+            message: String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned(),
+            game: None,
+        },
+    }
+}
+
+/// The value of an unlabelled sample in Prometheus text format.
+fn metric(text: &str, name: &str) -> Option<u64> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
+        .find_map(|value| value.trim().parse::<f64>().ok())
+        .filter(|value| value.is_finite() && *value >= 0.0)
+        .map(|value| value as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_are_read_by_name() {
+        let text = "# HELP x\nprocess_resident_memory_bytes_total 1\nprocess_resident_memory_bytes 4096\nprocess_open_fds 12\n";
+        assert_eq!(metric(text, "process_resident_memory_bytes"), Some(4096));
+        assert_eq!(metric(text, "process_open_fds"), Some(12));
+        assert_eq!(metric(text, "missing"), None);
+    }
+
+    #[tokio::test]
+    async fn only_loopback_is_a_target() {
+        assert!(Target::resolve("http://127.0.0.1:8080").await.is_ok());
+        assert!(Target::resolve("http://127.3.2.1:8080").await.is_ok());
+        assert!(Target::resolve("http://[::1]:8080").await.is_ok());
+        assert!(matches!(
+            Target::resolve("http://10.0.0.1:8080").await,
+            Err(LoadError::NotLoopback { .. })
+        ));
+        assert!(matches!(
+            Target::resolve("http://[::ffff:8.8.8.8]:80").await,
+            Err(LoadError::NotLoopback { .. })
+        ));
+        assert!(matches!(
+            Target::resolve("https://127.0.0.1").await,
+            Err(LoadError::BadUrl(_))
+        ));
+        assert!(matches!(Target::resolve("not a url").await, Err(LoadError::BadUrl(_))));
+    }
+}

@@ -1,0 +1,434 @@
+//! Play mode: players register, open games and play random legal moves
+//! (taken from each answer's `legal` list) over HTTP or WebSocket, keeping
+//! `--games` games in flight until `--duration` is over.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use futures_util::{stream, StreamExt, TryStreamExt};
+
+use super::client::{Api, GameView, MoveAnswer, RequestError};
+use super::options::{GameChoice, Options, Transport};
+use super::report::PlayReport;
+use super::stats::Samples;
+use super::verify::{self, AckedMove};
+use super::ws::{self, Frames, PlayerSocket, SentMoves};
+use super::LoadError;
+use crate::rules::playout::Rng;
+
+/// Registrations in flight at once: each costs the server a password hash.
+const REGISTRATIONS_IN_FLIGHT: usize = 8;
+/// Pause after a transport error, so a server that is down is not hammered
+/// in a tight loop.
+const TRANSPORT_BACKOFF: Duration = Duration::from_millis(100);
+const PASSWORD: &str = "loadtest password";
+
+/// Open-loop pacing: the n-th move of the run is due at `start + n / rate`,
+/// whoever sends it.
+struct Pacer {
+    start: Instant,
+    interval: Duration,
+    next: AtomicU64,
+}
+
+impl Pacer {
+    fn ticket(&self) -> Instant {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        self.start + self.interval.mul_f64(n as f64)
+    }
+}
+
+struct Plan {
+    choices: Vec<GameChoice>,
+    deadline: Instant,
+    max_plies: i64,
+    pacer: Option<Pacer>,
+}
+
+/// A player of the run.
+struct Player {
+    name: String,
+    token: String,
+}
+
+/// How a slot sends its moves.
+enum Mover {
+    Http,
+    /// One socket per seat, in seat order.
+    Ws(Vec<PlayerSocket>, SentMoves),
+}
+
+/// What one slot (a game in flight, then the next) saw.
+#[derive(Default)]
+struct SlotResult {
+    acked: Vec<AckedMove>,
+    ack_latency: Samples,
+    errors: BTreeMap<String, u64>,
+    transport_errors: u64,
+    retries_acked: u64,
+    games: Vec<i64>,
+    finished: u64,
+    resigned: u64,
+    frames: Frames,
+    subscriptions: u64,
+}
+
+impl SlotResult {
+    fn error(&mut self, error: &RequestError) {
+        *self.errors.entry(error.kind()).or_default() += 1;
+        if error.is_transport() {
+            self.transport_errors += 1;
+        }
+    }
+}
+
+pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> {
+    let setup_started = Instant::now();
+    let seats = options.game_choices.iter().map(GameChoice::seats).max().unwrap_or(2);
+    let slots = options.games as usize;
+    let players = register(api, slots * seats).await?;
+    let players: Vec<Arc<Vec<Player>>> = chunk(players, seats).into_iter().map(Arc::new).collect();
+    let mut movers = Vec::with_capacity(slots);
+    for slot in &players {
+        movers.push(match options.transport {
+            Transport::Http => Mover::Http,
+            Transport::Ws => connect_slot(api, slot, options.timeout).await?,
+        });
+    }
+    let setup = setup_started.elapsed();
+    // After the setup: registering hashes passwords, whose memory the
+    // allocator may keep; the figures are about playing.
+    let before = api.process_figures().await;
+    let started = Instant::now();
+    let plan = Arc::new(Plan {
+        choices: options.game_choices.clone(),
+        deadline: started + options.duration,
+        max_plies: i64::from(options.max_plies),
+        pacer: options.rate.map(|rate| Pacer {
+            start: started,
+            interval: Duration::from_secs_f64(1.0 / rate),
+            next: AtomicU64::new(0),
+        }),
+    });
+    let mut tasks = Vec::with_capacity(slots);
+    for (index, (slot_players, mover)) in players.into_iter().zip(movers).enumerate() {
+        let (api, plan) = (api.clone(), plan.clone());
+        let rng = Rng::new(options.seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        tasks.push(tokio::spawn(play_slot(api, plan, index, slot_players, mover, rng)));
+    }
+    let mut total = SlotResult::default();
+    for task in tasks {
+        // A slot task only ends by returning; a panic would be a bug here.
+        let result = task.await.map_err(|e| LoadError::Internal(e.to_string()))?;
+        merge(&mut total, result);
+    }
+    let elapsed = started.elapsed();
+    let after = api.process_figures().await;
+    let games: BTreeSet<i64> = total.games.iter().copied().collect();
+    if let Some(path) = &options.acked_out {
+        verify::write_acked(path, &total.acked)?;
+    }
+    let verification = if options.no_verify {
+        None
+    } else {
+        Some(verify::verify(api, &games, &total.acked, total.transport_errors == 0).await)
+    };
+    let ws = options.transport == Transport::Ws;
+    let mut errors = total.errors;
+    for (kind, count) in total.frames.unsolicited {
+        *errors.entry(format!("unanswered {kind}")).or_default() += count;
+    }
+    Ok(PlayReport {
+        url: api.target().base.to_string(),
+        transport: options.transport,
+        games_in_flight: options.games,
+        game_choices: options.game_choices.clone(),
+        rate_target: options.rate,
+        setup_seconds: setup.as_secs_f64(),
+        seconds: elapsed.as_secs_f64(),
+        moves_acked: total.acked.len() as u64,
+        moves_per_second: total.acked.len() as f64 / elapsed.as_secs_f64().max(1e-9),
+        retries_acked: total.retries_acked,
+        ack_latency: total.ack_latency.summary(),
+        commit_to_frame: ws.then(|| total.frames.commit_to_frame.summary()).flatten(),
+        send_to_frame: ws.then(|| total.frames.send_to_frame.summary()).flatten(),
+        resyncs: total.frames.snapshots.saturating_sub(total.subscriptions),
+        errors,
+        games_started: games.len() as u64,
+        games_finished: total.finished,
+        games_resigned: total.resigned,
+        server_before: before,
+        server_after: after,
+        verification,
+    })
+}
+
+fn merge(total: &mut SlotResult, slot: SlotResult) {
+    total.acked.extend(slot.acked);
+    total.ack_latency.merge(slot.ack_latency);
+    for (kind, count) in slot.errors {
+        *total.errors.entry(kind).or_default() += count;
+    }
+    total.transport_errors += slot.transport_errors;
+    total.retries_acked += slot.retries_acked;
+    total.games.extend(slot.games);
+    total.finished += slot.finished;
+    total.resigned += slot.resigned;
+    total.frames.commit_to_frame.merge(slot.frames.commit_to_frame);
+    total.frames.send_to_frame.merge(slot.frames.send_to_frame);
+    total.frames.snapshots += slot.frames.snapshots;
+    for (kind, count) in slot.frames.unsolicited {
+        *total.frames.unsolicited.entry(kind).or_default() += count;
+    }
+    total.subscriptions += slot.subscriptions;
+}
+
+fn chunk(players: Vec<Player>, size: usize) -> Vec<Vec<Player>> {
+    let mut chunks = Vec::new();
+    let mut players = players.into_iter().peekable();
+    while players.peek().is_some() {
+        chunks.push(players.by_ref().take(size).collect());
+    }
+    chunks
+}
+
+/// A prefix no earlier run against the same database used.
+pub fn run_prefix() -> String {
+    let micros = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros());
+    // 11 base-36 digits of microseconds: unique for the next 100 years.
+    let mut n = micros;
+    let mut digits = Vec::new();
+    while n > 0 {
+        digits.push(char::from_digit((n % 36) as u32, 36).unwrap_or('0'));
+        n /= 36;
+    }
+    let digits: String = digits.iter().rev().collect();
+    format!("lt{digits}")
+}
+
+/// Registers `count` players of this run.
+async fn register(api: &Api, count: usize) -> Result<Vec<Player>, LoadError> {
+    let prefix = run_prefix();
+    stream::iter(0..count)
+        .map(|index| {
+            let name = format!("{prefix}-{index}");
+            async move {
+                let token = api.register(&name, PASSWORD).await.map_err(|error| LoadError::Setup {
+                    step: format!("registering {name}"),
+                    error,
+                })?;
+                Ok::<_, LoadError>(Player { name, token })
+            }
+        })
+        .buffered(REGISTRATIONS_IN_FLIGHT)
+        .try_collect()
+        .await
+}
+
+async fn connect_slot(api: &Api, players: &[Player], timeout: Duration) -> Result<Mover, LoadError> {
+    let sent: SentMoves = Arc::new(Mutex::new(Default::default()));
+    let mut sockets = Vec::with_capacity(players.len());
+    for (seat, player) in players.iter().enumerate() {
+        let socket = ws::connect(api.target(), &player.token, None, timeout)
+            .await
+            .map_err(|error| LoadError::Setup {
+                step: format!("opening {}'s WebSocket", player.name),
+                error,
+            })?;
+        sockets.push(PlayerSocket::new(socket, seat as i64, sent.clone(), timeout));
+    }
+    Ok(Mover::Ws(sockets, sent))
+}
+
+/// One game in flight after another until the deadline.
+async fn play_slot(
+    api: Api,
+    plan: Arc<Plan>,
+    slot: usize,
+    players: Arc<Vec<Player>>,
+    mut mover: Mover,
+    mut rng: Rng,
+) -> SlotResult {
+    let mut result = SlotResult::default();
+    let mut round = 0;
+    while Instant::now() < plan.deadline {
+        let choice = plan.choices[(slot + round) % plan.choices.len()];
+        round += 1;
+        let seated = &players[..choice.seats()];
+        let state = match open_game(&api, choice, seated).await {
+            Ok(state) => state,
+            Err(error) => {
+                result.error(&error);
+                tokio::time::sleep(TRANSPORT_BACKOFF).await;
+                continue;
+            }
+        };
+        let game = state.id;
+        result.games.push(game);
+        if let Mover::Ws(sockets, _) = &mut mover {
+            for socket in sockets.iter_mut().take(seated.len()) {
+                match socket.subscribe(game).await {
+                    Ok(()) => result.subscriptions += 1,
+                    Err(error) => result.error(&error),
+                }
+            }
+        }
+        play_game(&api, &plan, seated, &mut mover, &mut rng, state, &mut result).await;
+        if let Mover::Ws(sockets, sent) = &mut mover {
+            // A socket follows at most 64 games: leave finished ones.
+            for socket in sockets.iter_mut().take(seated.len()) {
+                if let Err(error) = socket.unsubscribe(game).await {
+                    result.error(&error);
+                }
+            }
+            ws_locked(sent).retain(|(g, _), _| *g != game);
+        }
+    }
+    if let Mover::Ws(sockets, _) = mover {
+        for socket in sockets {
+            let frames = socket.finish().await;
+            merge(
+                &mut result,
+                SlotResult {
+                    frames,
+                    ..SlotResult::default()
+                },
+            );
+        }
+    }
+    result
+}
+
+fn ws_locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Seat 0 opens the game inviting the others, who join: it starts.
+async fn open_game(api: &Api, choice: GameChoice, players: &[Player]) -> Result<GameView, RequestError> {
+    let opponents: Vec<String> = players[1..].iter().map(|p| p.name.clone()).collect();
+    let mut state = api
+        .create_game(&players[0].token, choice.game.slug, choice.variant.slug, &opponents)
+        .await?;
+    for player in &players[1..] {
+        state = api.join(&player.token, state.id).await?;
+    }
+    Ok(state)
+}
+
+/// Plays random legal moves until the game ends, reaches the ply limit
+/// (then the player to move resigns) or the run's deadline.
+async fn play_game(
+    api: &Api,
+    plan: &Plan,
+    players: &[Player],
+    mover: &mut Mover,
+    rng: &mut Rng,
+    mut state: GameView,
+    result: &mut SlotResult,
+) {
+    let game = state.id;
+    loop {
+        if state.status != "active" {
+            if state.status == "finished" {
+                result.finished += 1;
+            }
+            return;
+        }
+        let Some(seat) = state
+            .to_move
+            .and_then(|s| usize::try_from(s).ok())
+            .filter(|s| *s < players.len())
+        else {
+            *result
+                .errors
+                .entry("active game without a seat to move".to_owned())
+                .or_default() += 1;
+            return;
+        };
+        if Instant::now() >= plan.deadline {
+            return;
+        }
+        if state.ply >= plan.max_plies {
+            match api.resign(&players[seat].token, game).await {
+                Ok(_) => result.resigned += 1,
+                Err(error) => result.error(&error),
+            }
+            return;
+        }
+        if state.legal.is_empty() {
+            *result
+                .errors
+                .entry("active game without legal moves".to_owned())
+                .or_default() += 1;
+            return;
+        }
+        let notation = state.legal[rng.below(state.legal.len())].clone();
+        let due = plan.pacer.as_ref().map(Pacer::ticket);
+        if let Some(due) = due {
+            if due >= plan.deadline {
+                return;
+            }
+            tokio::time::sleep_until(due.into()).await;
+        }
+        let sent = Instant::now();
+        let answer = send_move(api, players, mover, seat, game, &notation, state.ply).await;
+        // Open loop: from when the move was due, so a stall counts in full.
+        let latency = due.unwrap_or(sent).elapsed();
+        match answer {
+            Ok(answer) => {
+                result.ack_latency.record(latency);
+                if !answer.created {
+                    result.retries_acked += 1;
+                }
+                result.acked.push(AckedMove {
+                    game,
+                    ply: answer.record.ply,
+                    notation: answer.record.notation,
+                });
+                state = answer.game;
+            }
+            Err(error) => {
+                result.error(&error);
+                if error.is_transport() {
+                    tokio::time::sleep(TRANSPORT_BACKOFF).await;
+                }
+                state = match error.game() {
+                    Some(current) => current.clone(),
+                    None => match api.state(game).await {
+                        Ok(current) => current,
+                        Err(error) => {
+                            // The server is unreachable: leave this game.
+                            result.error(&error);
+                            if error.is_transport() {
+                                tokio::time::sleep(TRANSPORT_BACKOFF).await;
+                            }
+                            return;
+                        }
+                    },
+                };
+            }
+        }
+    }
+}
+
+async fn send_move(
+    api: &Api,
+    players: &[Player],
+    mover: &mut Mover,
+    seat: usize,
+    game: i64,
+    notation: &str,
+    ply: i64,
+) -> Result<MoveAnswer, RequestError> {
+    match mover {
+        Mover::Http => api.play(&players[seat].token, game, notation, ply).await,
+        Mover::Ws(sockets, sent) => {
+            ws_locked(sent).insert((game, ply + 1), Instant::now());
+            sockets[seat].play(game, notation, ply).await
+        }
+    }
+}

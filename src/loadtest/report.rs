@@ -1,0 +1,219 @@
+//! The report: text for people, one JSON object (`--json`) for scripts.
+
+use std::collections::BTreeMap;
+use std::fmt::{self, Write as _};
+
+use serde::Serialize;
+
+use super::client::ProcessFigures;
+use super::options::{GameChoice, Transport};
+use super::stats::Summary;
+use super::verify::Verification;
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "mode", rename_all = "lowercase")]
+pub enum Report {
+    Play(Box<PlayReport>),
+    Idle(IdleReport),
+    Verify(Verification),
+}
+
+impl Report {
+    /// False when the replay check ran and failed: the command then exits
+    /// non-zero.
+    pub fn passed(&self) -> bool {
+        match self {
+            Report::Play(play) => play.verification.as_ref().is_none_or(|v| v.passed),
+            Report::Idle(_) => true,
+            Report::Verify(verification) => verification.passed,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PlayReport {
+    pub url: String,
+    pub transport: Transport,
+    pub games_in_flight: u32,
+    pub game_choices: Vec<GameChoice>,
+    /// `--rate`, moves per second; `null`: as fast as answered.
+    pub rate_target: Option<f64>,
+    /// Registering players and opening sockets, before the clock starts.
+    pub setup_seconds: f64,
+    /// From the first move sent to the last answer received.
+    pub seconds: f64,
+    pub moves_acked: u64,
+    pub moves_per_second: f64,
+    /// Acknowledgements of a retry (`created: false`); none expected.
+    pub retries_acked: u64,
+    /// From the send (with `--rate`: from when the move was due) to its
+    /// acknowledgement.
+    pub ack_latency: Option<Summary>,
+    /// ws: from the server's commit (`committed_us`) to an opponent's frame.
+    pub commit_to_frame: Option<Summary>,
+    /// ws: from the mover's send to an opponent's frame.
+    pub send_to_frame: Option<Summary>,
+    /// ws: snapshots beyond those of the subscriptions (a socket lagged).
+    pub resyncs: u64,
+    /// By kind: `http <status> <code>`, `ws <code>`, `transport …`.
+    pub errors: BTreeMap<String, u64>,
+    pub games_started: u64,
+    /// Ended by the rules.
+    pub games_finished: u64,
+    /// Resigned at `--max-plies`.
+    pub games_resigned: u64,
+    pub server_before: ProcessFigures,
+    pub server_after: ProcessFigures,
+    pub verification: Option<Verification>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct IdleReport {
+    pub url: String,
+    pub connections_requested: u64,
+    /// Still open at the end of the hold.
+    pub connections_open: u64,
+    /// Connections that could not be opened, by kind.
+    pub failed: BTreeMap<String, u64>,
+    pub sources: u32,
+    pub connect_seconds: f64,
+    pub hold_seconds: f64,
+    pub server_before: ProcessFigures,
+    /// Read at the end of the hold, with the connections open.
+    pub server_held: ProcessFigures,
+    /// Growth of the server's resident memory per open connection.
+    pub bytes_per_connection: Option<u64>,
+}
+
+fn mib(bytes: Option<u64>) -> String {
+    bytes.map_or("?".to_owned(), |b| format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0)))
+}
+
+fn count(value: Option<u64>) -> String {
+    value.map_or("?".to_owned(), |v| v.to_string())
+}
+
+fn latency(out: &mut String, name: &str, summary: &Option<Summary>) {
+    let _ = match summary {
+        Some(s) => writeln!(
+            out,
+            "{name:<22} p50 {:.2} ms  p90 {:.2} ms  p99 {:.2} ms  max {:.2} ms  ({} samples)",
+            s.p50_ms, s.p90_ms, s.p99_ms, s.max_ms, s.count
+        ),
+        None => writeln!(out, "{name:<22} no samples"),
+    };
+}
+
+fn errors(out: &mut String, errors: &BTreeMap<String, u64>) {
+    if errors.is_empty() {
+        let _ = writeln!(out, "errors                 none");
+        return;
+    }
+    let _ = writeln!(out, "errors");
+    for (kind, n) in errors {
+        let _ = writeln!(out, "  {n:>8}  {kind}");
+    }
+    if errors.keys().any(|k| k.contains("rate_limited")) {
+        let _ = writeln!(
+            out,
+            "  (the server limits WebSocket messages per socket: start it with a larger --ws-rate and --ws-burst)"
+        );
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::new();
+        match self {
+            Report::Play(r) => {
+                let choices: Vec<String> = r.game_choices.iter().map(ToString::to_string).collect();
+                let _ = writeln!(
+                    out,
+                    "loadtest play over {} against {}: {} games in flight ({}), {}",
+                    r.transport,
+                    r.url,
+                    r.games_in_flight,
+                    choices.join(", "),
+                    r.rate_target.map_or("as fast as answered".to_owned(), |rate| format!(
+                        "paced at {rate} moves/s"
+                    ))
+                );
+                let _ = writeln!(out, "setup                  {:.2} s", r.setup_seconds);
+                let _ = writeln!(
+                    out,
+                    "moves acknowledged     {} in {:.2} s = {:.1} moves/s",
+                    r.moves_acked, r.seconds, r.moves_per_second
+                );
+                latency(&mut out, "ack latency", &r.ack_latency);
+                if r.transport == Transport::Ws {
+                    latency(&mut out, "commit → frame", &r.commit_to_frame);
+                    latency(&mut out, "send → frame", &r.send_to_frame);
+                    let _ = writeln!(out, "resyncs (lag)          {}", r.resyncs);
+                }
+                let _ = writeln!(
+                    out,
+                    "games                  {} started, {} finished by the rules, {} resigned at the ply limit",
+                    r.games_started, r.games_finished, r.games_resigned
+                );
+                if r.retries_acked > 0 {
+                    let _ = writeln!(out, "retries acknowledged   {}", r.retries_acked);
+                }
+                errors(&mut out, &r.errors);
+                let _ = writeln!(
+                    out,
+                    "server memory          {} before, {} after; open fds {} before, {} after",
+                    mib(r.server_before.resident_memory_bytes),
+                    mib(r.server_after.resident_memory_bytes),
+                    count(r.server_before.open_fds),
+                    count(r.server_after.open_fds)
+                );
+                match &r.verification {
+                    Some(v) => {
+                        let _ = writeln!(out, "{v}");
+                    }
+                    None => {
+                        let _ = writeln!(out, "verification: skipped (--no-verify)");
+                    }
+                }
+            }
+            Report::Idle(r) => {
+                let _ = writeln!(
+                    out,
+                    "loadtest idle against {}: {} of {} connections open after {:.1} s, from {} source address(es)",
+                    r.url, r.connections_open, r.connections_requested, r.hold_seconds, r.sources
+                );
+                let _ = writeln!(out, "connecting took         {:.2} s", r.connect_seconds);
+                if r.failed.is_empty() {
+                    let _ = writeln!(out, "failed                  none");
+                } else {
+                    let _ = writeln!(out, "failed");
+                    for (kind, n) in &r.failed {
+                        let _ = writeln!(out, "  {n:>8}  {kind}");
+                    }
+                }
+                let _ = writeln!(
+                    out,
+                    "server memory           {} before, {} with the connections open",
+                    mib(r.server_before.resident_memory_bytes),
+                    mib(r.server_held.resident_memory_bytes)
+                );
+                let _ = writeln!(
+                    out,
+                    "server open fds         {} before, {} with the connections open",
+                    count(r.server_before.open_fds),
+                    count(r.server_held.open_fds)
+                );
+                let _ = writeln!(
+                    out,
+                    "per connection          {}",
+                    r.bytes_per_connection
+                        .map_or("?".to_owned(), |b| format!("{b} bytes ({:.1} KiB)", b as f64 / 1024.0))
+                );
+            }
+            Report::Verify(v) => {
+                let _ = writeln!(out, "{v}");
+            }
+        }
+        f.write_str(out.trim_end())
+    }
+}

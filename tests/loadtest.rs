@@ -1,0 +1,280 @@
+//! `tavoliere loadtest` against the real server: short play runs over HTTP
+//! and WebSocket with the replay check, the check catching a fabricated
+//! loss, acknowledged moves surviving a `kill -9` of the server, the
+//! loopback guard, and idle connections. Figures are reported, never
+//! asserted: the machine is shared.
+
+mod common;
+
+use std::net::TcpListener as StdListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::{Database, TestServer};
+use tavoliere::loadtest::{self, AckedMove, LoadError, Mode, Options, PlayReport, Report, Transport, Verification};
+use tavoliere::Config;
+
+fn play_report(report: Report) -> PlayReport {
+    match report {
+        Report::Play(play) => *play,
+        other => panic!("not a play report: {other:?}"),
+    }
+}
+
+fn verification(report: Report) -> Verification {
+    match report {
+        Report::Verify(verification) => verification,
+        other => panic!("not a verify report: {other:?}"),
+    }
+}
+
+/// A directory for this test's files, removed at the end.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tavoliere-loadtest-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir
+}
+
+async fn verify_file(url: &str, acked: &Path) -> Verification {
+    let mut options = Options::for_url(url);
+    options.mode = Mode::Verify;
+    options.acked = Some(acked.to_owned());
+    verification(loadtest::run(&options).await.expect("the check runs"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plays_over_http_and_the_check_catches_what_is_not_stored() {
+    let database = Database::new().await;
+    let server = TestServer::start(&database).await;
+    let dir = scratch("http");
+    let acked_path = dir.join("acked.jsonl");
+    let mut options = Options::for_url(&server.base);
+    options.games = 4;
+    options.duration = Duration::from_millis(2500);
+    // Torri does not end under random play: it is resigned at the limit.
+    options.game_choices = vec!["gravity".parse().expect("gravity"), "torri".parse().expect("torri")];
+    options.max_plies = 40;
+    options.acked_out = Some(acked_path.clone());
+    let report = play_report(loadtest::run(&options).await.expect("the run"));
+    println!("{}", Report::Play(Box::new(report.clone())));
+    assert!(report.moves_acked > 0, "{report:?}");
+    assert!(report.games_finished >= 1, "no game ended by the rules: {report:?}");
+    assert!(
+        report.games_resigned >= 1,
+        "no game resigned at the ply limit: {report:?}"
+    );
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert!(report.ack_latency.is_some_and(|l| l.count == report.moves_acked));
+    assert!(report.commit_to_frame.is_none(), "no frames over HTTP");
+    assert!(
+        report.server_after.resident_memory_bytes.is_some(),
+        "/metrics shows the memory"
+    );
+    let check = report.verification.expect("verified");
+    assert!(check.passed, "{check}");
+    assert_eq!(check.acked_moves, report.moves_acked);
+    assert_eq!(
+        check.moves_stored, report.moves_acked,
+        "every stored move was acknowledged"
+    );
+    assert_eq!(check.unacknowledged, 0);
+
+    // The saved list checks out on its own.
+    let saved: Vec<AckedMove> = std::fs::read_to_string(&acked_path)
+        .expect("the acknowledged moves were written")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    assert_eq!(saved.len() as u64, report.moves_acked);
+    let check = verify_file(&server.base, &acked_path).await;
+    assert!(check.passed, "{check}");
+
+    // A move the server never stored, and one stored differently: caught.
+    let first = &saved[0];
+    let mut fabricated = saved.clone();
+    fabricated.push(AckedMove {
+        game: first.game,
+        ply: 10_000,
+        notation: first.notation.clone(),
+    });
+    let other = saved
+        .iter()
+        .find(|m| m.game == first.game && m.ply == 2)
+        .map_or("a1", |m| m.notation.as_str())
+        .to_owned();
+    if let Some(record) = fabricated.iter_mut().find(|m| m.game == first.game && m.ply == 1) {
+        record.notation = if other != record.notation {
+            other
+        } else {
+            "zz".to_owned()
+        };
+    }
+    let lines: Vec<String> = fabricated
+        .iter()
+        .map(|m| serde_json::to_string(m).expect("JSON"))
+        .collect();
+    let bad_path = dir.join("fabricated.jsonl");
+    std::fs::write(&bad_path, lines.join("\n")).expect("written");
+    let check = verify_file(&server.base, &bad_path).await;
+    println!("{check}");
+    assert!(!check.passed, "{check}");
+    assert_eq!(check.lost, 1, "{check}");
+    assert_eq!(check.mismatched, 1, "{check}");
+    assert!(check.problems.iter().any(|p| p.contains("ply 10000")), "{check}");
+
+    server.stop().await;
+    database.remove().await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plays_over_websocket_and_times_the_opponents_frames() {
+    let database = Database::new().await;
+    let mut config = Config::with_database(&database.url);
+    // A load test sends far more than a person: lift the per-socket limit.
+    config.realtime.ws_rate = 100_000;
+    config.realtime.ws_burst = 100_000;
+    let server = TestServer::start_with(config).await;
+    let mut options = Options::for_url(&server.base);
+    options.transport = Transport::Ws;
+    options.games = 3;
+    options.duration = Duration::from_millis(2500);
+    let report = play_report(loadtest::run(&options).await.expect("the run"));
+    println!("{}", Report::Play(Box::new(report.clone())));
+    assert!(report.moves_acked > 0, "{report:?}");
+    assert!(report.games_finished >= 1, "{report:?}");
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let commit = report.commit_to_frame.expect("commit to frame timed");
+    let send = report.send_to_frame.expect("send to frame timed");
+    assert!(commit.count > 0 && send.count > 0);
+    let check = report.verification.expect("verified");
+    assert!(check.passed, "{check}");
+    assert_eq!(check.moves_stored, report.moves_acked);
+    server.stop().await;
+    database.remove().await;
+}
+
+/// The server binary as a separate process, so it can be killed for real.
+struct ServerProcess {
+    child: Child,
+    base: String,
+}
+
+impl ServerProcess {
+    async fn start(database_url: &str) -> ServerProcess {
+        // A free port: bound, read, released (the server binds it next).
+        let port = StdListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new(env!("CARGO_BIN_EXE_tavoliere"))
+            .args(["--listen", &format!("127.0.0.1:{port}"), "--database-url", database_url])
+            .args(["--log", "warn"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the server starts");
+        let server = ServerProcess {
+            child,
+            base: format!("http://127.0.0.1:{port}"),
+        };
+        let client = reqwest::Client::new();
+        for _ in 0..400 {
+            if let Ok(response) = client.get(format!("{}/healthz", server.base)).send().await {
+                if response.status().is_success() {
+                    return server;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("the server process did not come up");
+    }
+
+    /// SIGKILL: no shutdown, no flush; only what was committed survives.
+    fn kill(self) {
+        drop(self);
+    }
+}
+
+impl Drop for ServerProcess {
+    /// Also when a test fails: no server outlives its test.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acknowledged_moves_survive_kill_9() {
+    let database = Database::new().await;
+    let dir = scratch("crash");
+    let acked_path = dir.join("acked.jsonl");
+    let server = ServerProcess::start(&database.url).await;
+    let mut options = Options::for_url(&server.base);
+    options.games = 4;
+    options.duration = Duration::from_secs(3);
+    options.timeout = Duration::from_secs(2);
+    options.no_verify = true;
+    options.acked_out = Some(acked_path.clone());
+    let run = tokio::spawn(async move { loadtest::run(&options).await });
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    server.kill();
+    let report = play_report(run.await.expect("the run ends").expect("the run"));
+    println!("{}", Report::Play(Box::new(report.clone())));
+    assert!(report.moves_acked > 0, "moves before the kill: {report:?}");
+    assert!(
+        report.errors.keys().any(|kind| kind.starts_with("transport")),
+        "the server died mid-run: {:?}",
+        report.errors
+    );
+    let restarted = ServerProcess::start(&database.url).await;
+    let check = verify_file(&restarted.base, &acked_path).await;
+    println!("{check}");
+    assert!(check.passed, "{check}");
+    assert_eq!(check.acked_moves, report.moves_acked);
+    assert_eq!(check.lost, 0);
+    assert!(check.games_checked > 0);
+    restarted.kill();
+    database.remove().await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn only_loopback_is_loaded() {
+    let options = Options::for_url("http://10.1.2.3:8080");
+    assert!(matches!(
+        loadtest::run(&options).await,
+        Err(LoadError::NotLoopback { .. })
+    ));
+    let output = Command::new(env!("CARGO_BIN_EXE_tavoliere"))
+        .args(["loadtest", "--url", "http://192.0.2.1:8080", "--duration", "1s"])
+        .output()
+        .expect("the command runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("loopback"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_connections_report_server_memory() {
+    let database = Database::new().await;
+    let server = TestServer::start(&database).await;
+    let mut options = Options::for_url(&server.base);
+    options.mode = Mode::Idle;
+    options.connections = 50;
+    options.sources = 2;
+    options.hold = Duration::from_millis(300);
+    let report = match loadtest::run(&options).await.expect("the run") {
+        Report::Idle(idle) => idle,
+        other => panic!("not an idle report: {other:?}"),
+    };
+    println!("{}", Report::Idle(report.clone()));
+    assert_eq!(report.connections_open, 50, "{report:?}");
+    assert!(report.failed.is_empty(), "{:?}", report.failed);
+    assert!(report.server_held.resident_memory_bytes.is_some());
+    assert!(report.server_held.open_fds.is_some_and(|fds| fds >= 50), "{report:?}");
+    assert!(report.bytes_per_connection.is_some());
+    server.stop().await;
+    database.remove().await;
+}
