@@ -6,6 +6,12 @@ use tavoliere::cli::{self, Cli, Command};
 use tavoliere::Config;
 use tracing_subscriber::EnvFilter;
 
+/// mimalloc instead of the system allocator: the server allocates and frees
+/// small buffers on every request from several threads, where glibc's
+/// allocator spent a tenth of the server's time (see BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {

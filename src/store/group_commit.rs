@@ -46,14 +46,22 @@ struct Counters {
     updates: AtomicU64,
 }
 
-/// Whether a batch can be written with one statement per table: no update
-/// takes a seat or takes a move back, and no game appears twice (each
-/// update's guard must see the game as it was before the batch).
-pub fn is_plain(batch: &[GameUpdate]) -> bool {
-    let mut ids = std::collections::HashSet::with_capacity(batch.len());
-    batch
-        .iter()
-        .all(|u| u.sit.is_empty() && u.delete_move.is_none() && ids.insert(u.id))
+/// Splits a batch, by index, into the updates that can be written with one
+/// statement per table (no seat taken, no move taken back, the first update
+/// of its game in the batch, so its guard sees the game as it was before
+/// the batch) and the rest, written one by one after them, in order.
+pub fn split_plain(batch: &[GameUpdate]) -> (Vec<usize>, Vec<usize>) {
+    let mut seen = std::collections::HashSet::with_capacity(batch.len());
+    let (mut plain, mut rest) = (Vec::with_capacity(batch.len()), Vec::new());
+    for (i, update) in batch.iter().enumerate() {
+        let first = seen.insert(update.id);
+        if first && update.sit.is_empty() && update.delete_move.is_none() {
+            plain.push(i);
+        } else {
+            rest.push(i);
+        }
+    }
+    (plain, rest)
 }
 
 /// The queue in front of the writer task.

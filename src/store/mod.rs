@@ -529,12 +529,21 @@ macro_rules! impl_store {
             /// Commits a batch of updates, together when it can. Returns one
             /// final result per update, in order, and how many transactions
             /// it took.
-            async fn commit_batch(pool: &sqlx::Pool<$db>, batch: Vec<GameUpdate>) -> (Vec<StoreResult<()>>, u64) {
-                match Self::commit_together(pool, &batch).await {
+            async fn commit_batch(
+                pool: &sqlx::Pool<$db>,
+                writer: &mut Option<<$db as sqlx::Database>::Connection>,
+                batch: Vec<GameUpdate>,
+            ) -> (Vec<StoreResult<()>>, u64) {
+                match Self::commit_together(pool, writer, &batch).await {
                     Ok(results) => return (results, 1),
                     // Rare: a constraint or the database refused the
                     // transaction. Alone, each update meets its own fate.
-                    Err(error) => tracing::warn!(%error, updates = batch.len(), "group commit failed; committing one by one"),
+                    Err(error) => {
+                        tracing::warn!(%error, updates = batch.len(), "group commit failed; committing one by one");
+                        // The connection may be what failed: the next batch
+                        // opens another.
+                        *writer = None;
+                    }
                 }
                 let mut results = Vec::with_capacity(batch.len());
                 for update in &batch {
@@ -543,36 +552,52 @@ macro_rules! impl_store {
                 (results, batch.len() as u64)
             }
 
-            async fn commit_together(pool: &sqlx::Pool<$db>, batch: &[GameUpdate]) -> StoreResult<Vec<StoreResult<()>>> {
-                let mut tx = pool.begin().await?;
-                let results = if super::group_commit::is_plain(batch) {
-                    let applied = Self::apply_plain(&mut tx, batch).await?;
-                    batch
-                        .iter()
-                        .map(|u| if applied.contains(&u.id) { Ok(()) } else { Err(StoreError::Conflict) })
-                        .collect()
-                } else {
-                    let mut results = Vec::with_capacity(batch.len());
-                    for update in batch {
-                        let applied = Self::apply_update(&mut tx, update).await?;
-                        results.push(if applied { Ok(()) } else { Err(StoreError::Conflict) });
-                    }
-                    results
+            /// Writes a batch in one transaction on the writer's own
+            /// connection, kept across batches: its page cache (SQLite) and
+            /// prepared statements stay warm, where a pooled connection
+            /// would often come back cold.
+            async fn commit_together(
+                pool: &sqlx::Pool<$db>,
+                writer: &mut Option<<$db as sqlx::Database>::Connection>,
+                batch: &[GameUpdate],
+            ) -> StoreResult<Vec<StoreResult<()>>> {
+                use sqlx::{ConnectOptions, Connection};
+                let connection = match writer {
+                    Some(connection) => connection,
+                    None => writer.insert(pool.connect_options().connect().await?),
                 };
+                let mut tx = connection.begin().await?;
+                let (plain, rest) = super::group_commit::split_plain(batch);
+                let mut results: Vec<StoreResult<()>> = batch.iter().map(|_| Err(StoreError::Conflict)).collect();
+                let plain_updates: Vec<&GameUpdate> = plain.iter().map(|&i| &batch[i]).collect();
+                let applied = Self::apply_plain(&mut tx, &plain_updates).await?;
+                for &i in &plain {
+                    if applied.contains(&batch[i].id) {
+                        results[i] = Ok(());
+                    }
+                }
+                for i in rest {
+                    if Self::apply_update(&mut tx, &batch[i]).await? {
+                        results[i] = Ok(());
+                    }
+                }
                 tx.commit().await?;
                 Ok(results)
             }
 
-            /// Writes a batch of plain updates (see
-            /// [`super::group_commit::is_plain`]) with one statement per
-            /// table, whatever the batch's size: the guarded update of the
-            /// games first, then the rows of the updates it let through.
-            /// Returns the ids of the games updated.
+            /// Writes plain updates (see
+            /// [`super::group_commit::split_plain`]) with one statement per
+            /// table, however many: the guarded update of the games first,
+            /// then the rows of the updates it let through. Returns the ids
+            /// of the games updated.
             async fn apply_plain(
                 tx: &mut sqlx::Transaction<'_, $db>,
-                batch: &[GameUpdate],
+                batch: &[&GameUpdate],
             ) -> StoreResult<std::collections::HashSet<i64>> {
                 use sqlx::QueryBuilder;
+                if batch.is_empty() {
+                    return Ok(std::collections::HashSet::new());
+                }
                 let mut games = QueryBuilder::<$db>::new(
                     "WITH v (id, expected, status, ply, to_move, outcome, draw_offer, takeback_offer, event_seq, \
                      updated_at, clock, deadline, reminder_at) AS (",
@@ -605,7 +630,7 @@ macro_rules! impl_store {
                     .map_err(StoreError::from_write)?
                     .into_iter()
                     .collect();
-                let through: Vec<&GameUpdate> = batch.iter().filter(|u| applied.contains(&u.id)).collect();
+                let through: Vec<&GameUpdate> = batch.iter().copied().filter(|u| applied.contains(&u.id)).collect();
 
                 let moves: Vec<(&GameUpdate, &super::NewMove)> =
                     through.iter().filter_map(|u| u.insert_move.as_ref().map(|m| (*u, m))).collect();
@@ -702,9 +727,10 @@ macro_rules! impl_store {
             /// The writer task of this store's group commit.
             fn group_commit(pool: &sqlx::Pool<$db>) -> super::group_commit::GroupCommit {
                 let pool = pool.clone();
+                let writer = std::sync::Arc::new(tokio::sync::Mutex::new(None));
                 super::group_commit::GroupCommit::spawn(move |batch| {
-                    let pool = pool.clone();
-                    async move { Self::commit_batch(&pool, batch).await }
+                    let (pool, writer) = (pool.clone(), writer.clone());
+                    async move { Self::commit_batch(&pool, &mut *writer.lock().await, batch).await }
                 })
             }
 
