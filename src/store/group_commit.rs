@@ -18,7 +18,11 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::{GameUpdate, StoreError, StoreResult};
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::Value;
+
+use super::{Event, GameUpdate, NewMove, StoreError, StoreResult};
 
 /// The most updates one transaction carries; more wait for the next.
 const MAX_BATCH: usize = 512;
@@ -62,6 +66,80 @@ pub fn split_plain(batch: &[GameUpdate]) -> (Vec<usize>, Vec<usize>) {
         }
     }
     (plain, rest)
+}
+
+/// The rows that plain updates add once their guards let them through,
+/// for a backend to write with one statement per table.
+pub struct PlainRows<'a> {
+    pub moves: Vec<(&'a GameUpdate, &'a NewMove)>,
+    /// `(update, seq, event)`, numbered after the update's `expected_seq`.
+    pub events: Vec<(&'a GameUpdate, i64, &'a Event)>,
+    /// How many events each player's stream receives, by player id (in
+    /// id order, the order their counters are moved).
+    pub shares: BTreeMap<i64, i64>,
+}
+
+impl<'a> PlainRows<'a> {
+    pub fn of(through: &[&'a GameUpdate]) -> PlainRows<'a> {
+        let mut shares = BTreeMap::new();
+        for event in through.iter().flat_map(|u| &u.player_events) {
+            *shares.entry(event.player_id).or_default() += 1;
+        }
+        PlainRows {
+            moves: through
+                .iter()
+                .filter_map(|u| u.insert_move.as_ref().map(|m| (*u, m)))
+                .collect(),
+            events: through
+                .iter()
+                .flat_map(|u| (u.expected_seq + 1..).zip(&u.events).map(move |(seq, e)| (*u, seq, e)))
+                .collect(),
+            shares,
+        }
+    }
+
+    /// The player events, numbered: `counters` holds each player's counter
+    /// after it was moved by its share, so their events take the numbers
+    /// just below it, in batch order. Each payload names its game.
+    pub fn player_events(
+        &self,
+        through: &[&GameUpdate],
+        counters: &HashMap<i64, i64>,
+    ) -> StoreResult<Vec<NumberedPlayerEvent>> {
+        let mut next: HashMap<i64, i64> = HashMap::with_capacity(self.shares.len());
+        for (player, share) in &self.shares {
+            let last = counters.get(player).ok_or(StoreError::Conflict)?;
+            next.insert(*player, last - share + 1);
+        }
+        let mut numbered = Vec::new();
+        for update in through {
+            for event in &update.player_events {
+                let seq = next.get_mut(&event.player_id).ok_or(StoreError::Conflict)?;
+                let mut payload = event.payload.clone();
+                if let Value::Object(map) = &mut payload {
+                    map.insert("game".to_owned(), Value::from(update.id));
+                }
+                numbered.push(NumberedPlayerEvent {
+                    player_id: event.player_id,
+                    seq: *seq,
+                    kind: event.kind,
+                    payload,
+                    created_at: update.now,
+                });
+                *seq += 1;
+            }
+        }
+        Ok(numbered)
+    }
+}
+
+/// A row of `player_events`.
+pub struct NumberedPlayerEvent {
+    pub player_id: i64,
+    pub seq: i64,
+    pub kind: &'static str,
+    pub payload: Value,
+    pub created_at: i64,
 }
 
 /// The queue in front of the writer task.
