@@ -46,11 +46,13 @@ pub struct Options {
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     pub duration: Duration,
     /// play: target of acknowledged moves per second over all games, paced
-    /// open-loop: send times are scheduled, and latency is measured from the
-    /// scheduled time, so a stalled server shows as latency rather than as
-    /// fewer requests. A game has one move in flight at a time: give enough
-    /// `--games` for the rate. Without it, every game moves as fast as it is
-    /// answered.
+    /// open-loop: each game slot sends a move every `games / rate` seconds
+    /// (slots staggered), and latency is measured from the scheduled time,
+    /// so a stalled server shows as latency rather than as fewer requests.
+    /// Opening a slot's next game restarts its schedule (that is client
+    /// work, not a move). A game has one move in flight at a time: give
+    /// enough `--games` for the rate. Without it, every game moves as fast
+    /// as it is answered.
     #[arg(long, value_parser = parse_rate)]
     pub rate: Option<f64>,
     /// play: a game still running after this many moves is resigned (random

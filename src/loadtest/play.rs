@@ -3,7 +3,6 @@
 //! `--games` games in flight until `--duration` is over.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -25,26 +24,43 @@ const REGISTRATIONS_IN_FLIGHT: usize = 8;
 const TRANSPORT_BACKOFF: Duration = Duration::from_millis(100);
 const PASSWORD: &str = "loadtest password";
 
-/// Open-loop pacing: the n-th move of the run is due at `start + n / rate`,
-/// whoever sends it.
+/// Open-loop pacing of one slot: its moves are due every `interval` (the
+/// slots share the rate, their phases staggered), whenever the answers come.
+/// A stall of the server leaves later moves overdue and their latency,
+/// counted from when they were due, shows it in full. Opening the slot's
+/// next game is client work, not a move: the schedule restarts after it.
 struct Pacer {
-    start: Instant,
+    next: Instant,
     interval: Duration,
-    next: AtomicU64,
 }
 
 impl Pacer {
-    fn ticket(&self) -> Instant {
-        let n = self.next.fetch_add(1, Ordering::Relaxed);
-        self.start + self.interval.mul_f64(n as f64)
+    fn ticket(&mut self) -> Instant {
+        let due = self.next;
+        self.next += self.interval;
+        due
     }
+
+    /// A new game starts: its first move is due now at the earliest.
+    fn restart(&mut self) {
+        self.next = self.next.max(Instant::now());
+    }
+}
+
+/// What a slot plays next, and when.
+struct Chooser {
+    rng: Rng,
+    pacer: Option<Pacer>,
 }
 
 struct Plan {
     choices: Vec<GameChoice>,
     deadline: Instant,
     max_plies: i64,
-    pacer: Option<Pacer>,
+    /// Each slot's interval between moves, with `--rate`.
+    slot_interval: Option<Duration>,
+    slot_count: usize,
+    started: Instant,
 }
 
 /// A player of the run.
@@ -106,11 +122,9 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
         choices: options.game_choices.clone(),
         deadline: started + options.duration,
         max_plies: i64::from(options.max_plies),
-        pacer: options.rate.map(|rate| Pacer {
-            start: started,
-            interval: Duration::from_secs_f64(1.0 / rate),
-            next: AtomicU64::new(0),
-        }),
+        slot_interval: options.rate.map(|rate| Duration::from_secs_f64(slots as f64 / rate)),
+        slot_count: slots,
+        started,
     });
     let mut tasks = Vec::with_capacity(slots);
     for (index, (slot_players, mover)) in players.into_iter().zip(movers).enumerate() {
@@ -251,10 +265,19 @@ async fn play_slot(
     slot: usize,
     players: Arc<Vec<Player>>,
     mut mover: Mover,
-    mut rng: Rng,
+    rng: Rng,
 ) -> SlotResult {
     let mut result = SlotResult::default();
     let mut round = 0;
+    let mut chooser = Chooser {
+        rng,
+        pacer: plan.slot_interval.map(|interval| Pacer {
+            // Staggered: slot k's first move is due k intervals of the
+            // whole rate after the start.
+            next: plan.started + interval.mul_f64(slot as f64 / plan.slot_count as f64),
+            interval,
+        }),
+    };
     while Instant::now() < plan.deadline {
         let choice = plan.choices[(slot + round) % plan.choices.len()];
         round += 1;
@@ -277,7 +300,10 @@ async fn play_slot(
                 }
             }
         }
-        play_game(&api, &plan, seated, &mut mover, &mut rng, state, &mut result).await;
+        if let Some(pacer) = &mut chooser.pacer {
+            pacer.restart();
+        }
+        play_game(&api, &plan, seated, &mut mover, &mut chooser, state, &mut result).await;
         if let Mover::Ws(sockets, sent) = &mut mover {
             // A socket follows at most 64 games: leave finished ones.
             for socket in sockets.iter_mut().take(seated.len()) {
@@ -326,7 +352,7 @@ async fn play_game(
     plan: &Plan,
     players: &[Player],
     mover: &mut Mover,
-    rng: &mut Rng,
+    chooser: &mut Chooser,
     mut state: GameView,
     result: &mut SlotResult,
 ) {
@@ -366,8 +392,8 @@ async fn play_game(
                 .or_default() += 1;
             return;
         }
-        let notation = state.legal[rng.below(state.legal.len())].clone();
-        let due = plan.pacer.as_ref().map(Pacer::ticket);
+        let notation = state.legal[chooser.rng.below(state.legal.len())].clone();
+        let due = chooser.pacer.as_mut().map(Pacer::ticket);
         if let Some(due) = due {
             if due >= plan.deadline {
                 return;

@@ -178,6 +178,31 @@ impl GameRow {
     }
 }
 
+/// Serialises this process's write transactions on SQLite, which has one
+/// writer at a time: waiting here is a wake-up the moment the other writer
+/// is done, where SQLite's busy handler would sleep in steps of up to
+/// 100 ms, holding up a whole batch of moves behind, say, a game's creation.
+/// PostgreSQL locks rows, and its gate is always open.
+#[derive(Clone, Default)]
+pub struct WriteGate(Option<Arc<tokio::sync::Mutex<()>>>);
+
+impl WriteGate {
+    pub fn one_writer() -> WriteGate {
+        WriteGate(Some(Arc::default()))
+    }
+
+    pub fn open() -> WriteGate {
+        WriteGate(None)
+    }
+
+    pub async fn enter(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        match &self.0 {
+            Some(gate) => Some(gate.lock().await),
+            None => None,
+        }
+    }
+}
+
 /// What `GET /games` asks for.
 #[derive(Clone, Debug, Default)]
 pub struct GameFilter {
@@ -596,12 +621,15 @@ macro_rules! impl_store {
             }
 
             /// The writer task of this store's group commit.
-            fn group_commit(pool: &sqlx::Pool<$db>) -> super::group_commit::GroupCommit {
-                let pool = pool.clone();
+            fn group_commit(pool: &sqlx::Pool<$db>, gate: &super::WriteGate) -> super::group_commit::GroupCommit {
+                let (pool, gate) = (pool.clone(), gate.clone());
                 let writer = std::sync::Arc::new(tokio::sync::Mutex::new(None));
                 super::group_commit::GroupCommit::spawn(move |batch| {
-                    let (pool, writer) = (pool.clone(), writer.clone());
-                    async move { Self::commit_batch(&pool, &mut *writer.lock().await, batch).await }
+                    let (pool, gate, writer) = (pool.clone(), gate.clone(), writer.clone());
+                    async move {
+                        let _gate = gate.enter().await;
+                        Self::commit_batch(&pool, &mut *writer.lock().await, batch).await
+                    }
                 })
             }
 
@@ -647,6 +675,7 @@ macro_rules! impl_store {
                 password_hash: &str,
                 now: i64,
             ) -> StoreResult<Player> {
+                let _gate = self.gate.enter().await;
                 let row = sqlx::query(&format!(
                     "INSERT INTO players (name, name_key, email, password_hash, created_at) \
                      VALUES ($1, $2, $3, $4, $5) RETURNING {PLAYER_COLUMNS}"
@@ -689,6 +718,7 @@ macro_rules! impl_store {
                 email: Option<Option<String>>,
                 password_hash: Option<String>,
             ) -> StoreResult<()> {
+                let _gate = self.gate.enter().await;
                 let mut tx = self.pool.begin().await?;
                 if let Some(email) = email {
                     sqlx::query("UPDATE players SET email = $1 WHERE id = $2")
@@ -714,6 +744,7 @@ macro_rules! impl_store {
             }
 
             async fn insert_token(&self, token_hash: &str, player_id: i64, now: i64) -> StoreResult<()> {
+                let _gate = self.gate.enter().await;
                 sqlx::query("INSERT INTO tokens (token_hash, player_id, created_at) VALUES ($1, $2, $3)")
                     .bind(token_hash)
                     .bind(player_id)
@@ -803,6 +834,7 @@ macro_rules! impl_store {
             }
 
             async fn create_game(&self, game: NewGame) -> StoreResult<i64> {
+                let _gate = self.gate.enter().await;
                 let mut tx = self.pool.begin().await?;
                 let full = game.seats.iter().all(|(player, _)| player.is_some());
                 let status = if full { "active" } else { "open" };
@@ -912,6 +944,7 @@ macro_rules! impl_store {
                 event: super::PlayerEvent,
                 now: i64,
             ) -> StoreResult<bool> {
+                let _gate = self.gate.enter().await;
                 let mut tx = self.pool.begin().await?;
                 // Like `update_game`: the conditional write is the claim. A
                 // second process blocks on the row (or SQLite's write lock)
@@ -940,6 +973,7 @@ macro_rules! impl_store {
                 deadline: Option<i64>,
                 reminder_at: Option<i64>,
             ) -> StoreResult<bool> {
+                let _gate = self.gate.enter().await;
                 let changed = sqlx::query(
                     "UPDATE games SET deadline = $1, reminder_at = $2 WHERE id = $3 AND event_seq = $4 \
                      AND status = 'active'",
@@ -968,6 +1002,7 @@ macro_rules! impl_store {
             }
 
             async fn add_vacation(&self, player_id: i64, starts_at: i64, ends_at: i64) -> StoreResult<()> {
+                let _gate = self.gate.enter().await;
                 sqlx::query("INSERT INTO vacations (player_id, starts_at, ends_at) VALUES ($1, $2, $3)")
                     .bind(player_id)
                     .bind(starts_at)

@@ -12,6 +12,7 @@ use super::group_commit::PlainRows;
 pub struct PgStore {
     pool: PgPool,
     commits: super::group_commit::GroupCommit,
+    gate: super::WriteGate,
 }
 
 impl PgStore {
@@ -22,8 +23,9 @@ impl PgStore {
             .connect(url)
             .await?;
         sqlx::migrate!("migrations/postgres").run(&pool).await?;
-        let commits = PgStore::group_commit(&pool);
-        Ok(PgStore { pool, commits })
+        let gate = super::WriteGate::open();
+        let commits = PgStore::group_commit(&pool, &gate);
+        Ok(PgStore { pool, commits, gate })
     }
 }
 

@@ -15,6 +15,7 @@ use super::group_commit::PlainRows;
 pub struct SqliteStore {
     pool: SqlitePool,
     commits: super::group_commit::GroupCommit,
+    gate: super::WriteGate,
 }
 
 impl SqliteStore {
@@ -31,8 +32,9 @@ impl SqliteStore {
             .connect_with(options)
             .await?;
         sqlx::migrate!("migrations/sqlite").run(&pool).await?;
-        let commits = SqliteStore::group_commit(&pool);
-        Ok(SqliteStore { pool, commits })
+        let gate = super::WriteGate::one_writer();
+        let commits = SqliteStore::group_commit(&pool, &gate);
+        Ok(SqliteStore { pool, commits, gate })
     }
 }
 
