@@ -38,6 +38,16 @@ impl SqliteStore {
     }
 }
 
+/// Runs a statement built with a [`QueryBuilder`] inside `tx`.
+async fn execute(tx: &mut Transaction<'_, Sqlite>, mut statement: QueryBuilder<'_, Sqlite>) -> StoreResult<()> {
+    statement
+        .build()
+        .execute(&mut **tx)
+        .await
+        .map_err(StoreError::from_write)?;
+    Ok(())
+}
+
 impl SqliteStore {
     /// Writes plain updates (see [`super::group_commit::split_plain`]) with
     /// one statement per table, however many: the guarded update of the
@@ -95,11 +105,7 @@ impl SqliteStore {
                     .push_bind(&m.message)
                     .push_bind(u.now);
             });
-            insert
-                .build()
-                .execute(&mut **tx)
-                .await
-                .map_err(StoreError::from_write)?;
+            execute(tx, insert).await?;
         }
         if !rows.events.is_empty() {
             let mut insert =
@@ -111,11 +117,7 @@ impl SqliteStore {
                     .push_bind(&e.payload)
                     .push_bind(u.now);
             });
-            insert
-                .build()
-                .execute(&mut **tx)
-                .await
-                .map_err(StoreError::from_write)?;
+            execute(tx, insert).await?;
         }
         if !rows.shares.is_empty() {
             // Each player's stream is numbered by a counter on their row:
@@ -144,11 +146,7 @@ impl SqliteStore {
                     .push_bind(&e.payload)
                     .push_bind(e.created_at);
             });
-            insert
-                .build()
-                .execute(&mut **tx)
-                .await
-                .map_err(StoreError::from_write)?;
+            execute(tx, insert).await?;
         }
         Ok(applied)
     }
