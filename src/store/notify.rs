@@ -157,6 +157,7 @@ macro_rules! impl_notify_store {
                 }
 
                 async fn update_notify_settings(&self, player_id: i64, update: SettingsUpdate) -> StoreResult<()> {
+                    let _gate = self.gate.enter().await;
                     let mut tx = self.pool.begin().await?;
                     if let Some(notify) = update.notify {
                         sqlx::query("UPDATE players SET notify = $1 WHERE id = $2")
@@ -205,6 +206,7 @@ macro_rules! impl_notify_store {
                     deliveries: Vec<NewDelivery>,
                     now: i64,
                 ) -> StoreResult<bool> {
+                    let _gate = self.gate.enter().await;
                     let mut tx = self.pool.begin().await?;
                     let moved = sqlx::query("UPDATE players SET notify_seq = $1 WHERE id = $2 AND notify_seq = $3")
                         .bind(to)
@@ -250,6 +252,7 @@ macro_rules! impl_notify_store {
                 }
 
                 async fn claim_delivery(&self, row: &DeliveryRow, lease_until: i64, now: i64) -> StoreResult<bool> {
+                    let _gate = self.gate.enter().await;
                     let claimed = sqlx::query(
                         "UPDATE deliveries SET next_attempt_at = $1, attempts = attempts + 1, updated_at = $2 \
                          WHERE id = $3 AND status = 'pending' AND attempts = $4 AND next_attempt_at = $5",
@@ -273,6 +276,7 @@ macro_rules! impl_notify_store {
                     error: Option<&str>,
                     now: i64,
                 ) -> StoreResult<()> {
+                    let _gate = self.gate.enter().await;
                     sqlx::query(
                         "UPDATE deliveries SET status = $1, next_attempt_at = $2, \
                          last_error = COALESCE($3, last_error), updated_at = $4 WHERE id = $5",
