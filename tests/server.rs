@@ -842,6 +842,50 @@ async fn two_servers_on_one_database_never_double_a_move() {
     database.remove().await;
 }
 
+/// Each server decides moves from its copy of the game in memory. When the
+/// other server has moved meanwhile that copy is stale: a refusal decided
+/// from it must be checked against the database, and a move accepted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stale_copy_in_memory_never_refuses_a_good_move() {
+    let database = Database::new().await;
+    let one = TestServer::start(&database).await;
+    let two = TestServer::start(&database).await;
+    let (id, alice, bob) = gravity(&one).await;
+    let moves = format!("/games/{id}/moves");
+    // Both servers hold the game at ply 0.
+    for server in [&one, &two] {
+        let (s, _) = server.get(&format!("/games/{id}"), None).await;
+        assert_eq!(s, StatusCode::OK);
+    }
+    let (s, _) = one.post(&moves, Some(&alice), json!({ "move": "a1", "ply": 0 })).await;
+    assert_eq!(s, StatusCode::CREATED);
+    // Server two still thinks it is alice's turn at ply 0.
+    let (s, body) = two.post(&moves, Some(&bob), json!({ "move": "a2", "ply": 1 })).await;
+    assert_eq!(s, StatusCode::CREATED, "{body}");
+    assert_eq!(body["game"]["ply"], 2);
+    // And server one thinks it is bob's turn at ply 1.
+    let (s, body) = one.post(&moves, Some(&alice), json!({ "move": "a3", "ply": 2 })).await;
+    assert_eq!(s, StatusCode::CREATED, "{body}");
+    // Refusals still come, decided from the database: a stale ply, and the
+    // wrong player, on the server whose copy is behind.
+    let (s, body) = two.post(&moves, Some(&bob), json!({ "move": "a4", "ply": 2 })).await;
+    assert_error(s, &body, StatusCode::CONFLICT, "stale_ply");
+    assert_eq!(body["game"]["ply"], 3);
+    let (s, body) = two.post(&moves, Some(&alice), json!({ "move": "a4", "ply": 3 })).await;
+    assert_error(s, &body, StatusCode::FORBIDDEN, "not_your_turn");
+    let (_, history) = two.get(&moves, None).await;
+    let played: Vec<&str> = history["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap())
+        .collect();
+    assert_eq!(played, ["a1", "a2", "a3"]);
+    one.stop().await;
+    two.stop().await;
+    database.remove().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_input_gets_a_json_4xx() {
     let (database, server) = setup().await;
