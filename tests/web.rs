@@ -138,9 +138,15 @@ async fn accept(page: &Page<'_>, base: &str, id: i64) {
 /// Clicks the cells of one move on the mover's page, then waits until the
 /// other page shows the game at the next ply (live or by polling).
 async fn play(mover: &Page<'_>, watcher: &Page<'_>, cells: &[&str], ply: usize) {
+    // My turn, with the page settled on it: the history of the moves before
+    // is shown too.
     mover
         .wait(
-            "document.querySelector('#status').textContent.includes('Your move')",
+            &format!(
+                "document.querySelector('#status').textContent.includes('Your move') \
+                 && document.querySelectorAll('#moves li').length === {}",
+                ply - 1
+            ),
             "my turn",
         )
         .await;

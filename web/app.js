@@ -583,6 +583,10 @@ async function gamePage(id, plyParam) {
     // A poll or fetch answered late must not undo a newer state (the move
     // just made, or one pushed live): the game's event number only grows.
     if (state && next.at_ply === undefined && state.at_ply === undefined && next.seq < state.seq) return;
+    // The same state again (a snapshot after the first fetch, the answer to
+    // one's own move and then its event): nothing to redraw, and redrawing
+    // would move the board under a pointer about to click.
+    if (state && next.at_ply === state.at_ply && next.seq === state.seq && next.ply === state.ply) return;
     const previousPly = state ? state.ply : null;
     state = next;
     const mayMove = state.at_ply === undefined && state.status === "active" && state.your_seat !== null && state.your_seat === state.to_move;

@@ -242,13 +242,27 @@ impl Page<'_> {
     pub async fn click(&self, selector: &str) {
         let quoted = serde_json::to_string(selector).expect("a selector");
         self.wait(&format!("document.querySelector({quoted})"), selector).await;
-        let rect = self
-            .eval(&format!(
-                "(() => {{ const e = document.querySelector({quoted}); e.scrollIntoView({{block: 'center'}}); \
-                 const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
-            ))
-            .await;
-        let (x, y) = (rect[0].as_f64().unwrap_or(0.0), rect[1].as_f64().unwrap_or(0.0));
+        // The page may still be rendering a state that arrived meanwhile and
+        // shifts the layout: press only where the element itself is on top
+        // (else a click meant for b2 lands on b3).
+        let started = Instant::now();
+        let (x, y) = loop {
+            let found = self
+                .eval(&format!(
+                    "(() => {{ const e = document.querySelector({quoted}); if (!e) return null; \
+                     e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect(); \
+                     const x = r.x + r.width / 2, y = r.y + r.height / 2; const top = document.elementFromPoint(x, y); \
+                     return top && (top === e || e.contains(top)) ? [x, y] : null; }})()"
+                ))
+                .await;
+            if let (Some(x), Some(y)) = (found[0].as_f64(), found[1].as_f64()) {
+                break (x, y);
+            }
+            if started.elapsed() > WAIT {
+                panic!("{selector} never came to the top of the page to be clicked");
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
         for kind in ["mousePressed", "mouseReleased"] {
             self.command(
                 "Input.dispatchMouseEvent",
