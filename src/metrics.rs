@@ -90,7 +90,8 @@ impl Metrics {
         self.write_conflicts.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub fn render(&self) -> String {
+    /// The metrics text; `commits` are the store's group-commit counters.
+    pub fn render(&self, commits: crate::store::CommitStats) -> String {
         let mut out = String::new();
         out.push_str("# HELP tavoliere_http_requests_total HTTP requests by method, matched route and status.\n");
         out.push_str("# TYPE tavoliere_http_requests_total counter\n");
@@ -107,32 +108,45 @@ impl Metrics {
         out.push_str("# TYPE tavoliere_http_request_duration_seconds histogram\n");
         self.request_seconds
             .render(&mut out, "tavoliere_http_request_duration_seconds", "");
-        let counter = |out: &mut String, name: &str, help: &str, value: &AtomicU64| {
+        let counter = |out: &mut String, name: &str, help: &str, value: u64| {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
-            let _ = writeln!(out, "{name} {}", value.load(Ordering::Relaxed));
+            let _ = writeln!(out, "{name} {value}");
         };
         counter(
             &mut out,
             "tavoliere_moves_committed_total",
             "Moves committed.",
-            &self.moves_committed,
+            self.moves_committed.load(Ordering::Relaxed),
         );
         counter(
             &mut out,
             "tavoliere_games_created_total",
             "Games created.",
-            &self.games_created,
+            self.games_created.load(Ordering::Relaxed),
         );
         counter(
             &mut out,
             "tavoliere_write_conflicts_total",
             "Game writes that lost a race and were decided again.",
-            &self.write_conflicts,
+            self.write_conflicts.load(Ordering::Relaxed),
         );
         out.push_str("# HELP tavoliere_move_duration_seconds From a move's arrival to its commit.\n");
         out.push_str("# TYPE tavoliere_move_duration_seconds histogram\n");
         self.move_seconds
             .render(&mut out, "tavoliere_move_duration_seconds", "");
+        // Group commit at work: updates per transaction is their ratio.
+        counter(
+            &mut out,
+            "tavoliere_commit_transactions_total",
+            "Transactions that carried game updates.",
+            commits.transactions,
+        );
+        counter(
+            &mut out,
+            "tavoliere_commit_updates_total",
+            "Game updates committed.",
+            commits.updates,
+        );
         render_process(&mut out);
         out
     }
@@ -179,7 +193,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn metrics_show_the_process() {
-        let text = super::Metrics::default().render();
+        let text = super::Metrics::default().render(crate::store::CommitStats::default());
         assert!(text.contains("\nprocess_resident_memory_bytes "), "{text}");
         assert!(text.contains("\nprocess_open_fds "), "{text}");
     }

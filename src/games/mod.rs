@@ -119,8 +119,6 @@ struct Hot {
     /// (`deadline` and `reminder_at` may be newer in the database: moves
     /// compute their own).
     record: Option<GameRecord>,
-    /// The move at `record.row.ply`, when known.
-    last_move: Option<MoveRow>,
 }
 
 impl Hot {
@@ -135,7 +133,6 @@ impl Hot {
     fn forget(&mut self) {
         self.game = None;
         self.record = None;
-        self.last_move = None;
     }
 }
 
@@ -447,7 +444,6 @@ impl Games {
         hot.seq = record.row.event_seq;
         hot.game = Some(game.clone());
         hot.record = Some(record.clone());
-        hot.last_move = moves.last().cloned();
         Ok(game)
     }
 
@@ -947,13 +943,11 @@ impl Games {
         let state = self
             .render_with(&record, &next, Some(player), None, Some(&stored))
             .await?;
-        let answer = MoveAnswer {
+        Ok(Some(MoveAnswer {
             created: true,
             record: MoveRecord::of(&record, &stored),
             game: state,
-        };
-        hot.last_move = Some(stored);
-        Ok(Some(answer))
+        }))
     }
 
     /// Whether `notation` names the stored move, in the position before it.

@@ -80,15 +80,10 @@ async fn healthz(State(state): State<AppState>) -> Result<impl IntoResponse> {
 /// Prometheus metrics.
 #[utoipa::path(get, path = "/metrics", tag = "meta", responses((status = 200, content_type = "text/plain", body = String)))]
 async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
-    let mut text = state.metrics.render();
-    let commits = state.store.commit_stats();
-    // Group commit at work: updates per transaction is their ratio.
-    text.push_str(&format!(
-        "# TYPE tavoliere_commit_transactions_total counter\ntavoliere_commit_transactions_total {}\n\
-         # TYPE tavoliere_commit_updates_total counter\ntavoliere_commit_updates_total {}\n",
-        commits.transactions, commits.updates
-    ));
-    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text)
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        state.metrics.render(state.store.commit_stats()),
+    )
 }
 
 /// This document.
