@@ -622,6 +622,13 @@ async fn webhooks_are_signed_retried_and_logged() {
     assert_eq!(event["player"], "bob");
     assert_eq!(event["data"]["game"], id);
     assert_eq!(event["data"]["ply"], answer["game"]["ply"]);
+    // The receiver has it; the server records the delivery once the answer
+    // is back.
+    until("the delivery recorded as sent", || async {
+        let (_, log) = server.get("/players/me/deliveries", Some(&bob)).await;
+        log["deliveries"][0]["status"] == "sent"
+    })
+    .await;
     let (status, log) = server.get("/players/me/deliveries", Some(&bob)).await;
     assert_eq!(status, StatusCode::OK);
     let log = log["deliveries"].as_array().unwrap();
