@@ -86,9 +86,9 @@ async fn many_games_share_transactions_and_each_keeps_its_guard() {
     for ply in 1..=3 {
         // Every game moves. Stale updates, which must be refused alone,
         // come two ways: at odd plies for a game that also moves in the
-        // same batch (so the batch is written update by update), at even
-        // plies for games that never move (the batch is written table by
-        // table).
+        // same batch (on PostgreSQL, the batch is then written update by
+        // update), at even plies for games that never move (on PostgreSQL,
+        // written table by table).
         let updates = ids.iter().enumerate().flat_map(|(i, &id)| {
             let mut these = vec![a_move(id, ply, ply, players)];
             if ply % 2 == 1 && i % 3 == 0 {
@@ -114,7 +114,8 @@ async fn many_games_share_transactions_and_each_keeps_its_guard() {
         }
     }
     let stats = store.commit_stats();
-    assert_eq!(stats.updates, 3 * ids.len() as u64, "{stats:?}");
+    // The games' creations went through the writer too.
+    assert_eq!(stats.updates, (GAMES + 3 * ids.len()) as u64, "{stats:?}");
     assert!(
         stats.transactions < stats.updates,
         "updates submitted together share transactions: {stats:?}"
@@ -154,6 +155,85 @@ async fn many_games_share_transactions_and_each_keeps_its_guard() {
         assert!(events.iter().all(|e| e.payload["game"].as_i64().is_some()));
         assert_eq!(store.player_event_seq(player).await.expect("seq"), expected as i64);
     }
+    drop(store);
+    database.remove().await;
+}
+
+/// A change that fails half-way (its guard passed, then its seat was
+/// taken) is rolled back whole, and fails alone: the changes batched with
+/// it, creations among them, still commit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_that_fails_half_way_fails_alone_and_leaves_nothing() {
+    let database = Database::new().await;
+    let store = store::connect(&database.url).await.expect("store");
+    let alice = store
+        .create_player("alice", "alice", None, "x", 0)
+        .await
+        .expect("alice");
+    let bob = store.create_player("bob", "bob", None, "x", 0).await.expect("bob");
+    let players = (alice.id, bob.id);
+    let new_game = || NewGame {
+        game: "gravity".to_owned(),
+        variant: "standard".to_owned(),
+        public: true,
+        created_by: alice.id,
+        time_control: None,
+        seats: vec![(Some(alice.id), None), (Some(bob.id), None)],
+        now: 0,
+        events: vec![Event {
+            kind: "created",
+            payload: json!({}),
+        }],
+        player_events: Vec::new(),
+    };
+    let mut ids = Vec::new();
+    for _ in 0..20 {
+        ids.push(store.create_game(new_game()).await.expect("a game"));
+    }
+    let broken = ids[7];
+    let mut bad = a_move(broken, 1, 1, players);
+    // Seat 0 is alice's: the seat is refused after the game's row changed.
+    bad.sit = vec![(0, bob.id)];
+    let moves = ids.iter().map(|&id| {
+        let store = store.clone();
+        let update = if id == broken {
+            bad.clone()
+        } else {
+            a_move(id, 1, 1, players)
+        };
+        async move { (id, store.update_game(update).await) }
+    });
+    let creations = (0..10).map(|_| {
+        let store = store.clone();
+        let game = new_game();
+        async move { store.create_game(game).await }
+    });
+    let (moved, created) = tokio::join!(join_all(moves), join_all(creations));
+    for (id, result) in moved {
+        match result {
+            Err(StoreError::Conflict) if id == broken => {}
+            Ok(()) if id != broken => {}
+            other => panic!("game {id}: {other:?}"),
+        }
+    }
+    let created: Vec<i64> = created.into_iter().map(|r| r.expect("a creation")).collect();
+    for id in created {
+        let record = store.game(id).await.expect("read").expect("created");
+        assert_eq!(record.seats.len(), 2);
+    }
+    let record = store.game(broken).await.expect("read").expect("the game");
+    assert_eq!(
+        (record.row.ply, record.row.event_seq),
+        (0, 1),
+        "nothing of the failed change stays"
+    );
+    assert!(store.moves(broken, None).await.expect("moves").is_empty());
+    assert_eq!(store.game_events(broken, 0, 100).await.expect("events").len(), 1);
+    // The good moves told alice nothing and bob once each: his stream has
+    // no hole where the failed change's event was numbered.
+    let events = store.player_events(bob.id, 0, 1_000).await.expect("stream");
+    let seqs: Vec<i64> = events.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (1..=ids.len() as i64 - 1).collect::<Vec<_>>());
     drop(store);
     database.remove().await;
 }

@@ -29,7 +29,7 @@ use serde_json::{json, Value};
 use utoipa::ToSchema;
 
 use crate::games::{now, Games};
-use crate::store::{DeliveryRow, NewDelivery, NotifySettings, Player, Store};
+use crate::store::{DeliveryRow, NewDelivery, NotifySettings, Outbox, Player, Store};
 use email::{Mail, Mailer};
 use webhook::WebhookUrl;
 
@@ -291,6 +291,7 @@ impl Notifier {
     }
 
     async fn enqueue(&self) -> Result<(), crate::store::StoreError> {
+        let mut outboxes = Vec::new();
         for (player_id, cursor) in self.store.outbox(BATCH).await? {
             let settings = self.store.notify_settings(player_id).await?;
             let Some(player) = self.store.player_by_id(player_id).await? else {
@@ -322,9 +323,15 @@ impl Notifier {
                     }
                 }
             }
-            // `false`: another process queued these; nothing to do.
-            self.store.enqueue(player_id, cursor, last, deliveries, now).await?;
+            outboxes.push(Outbox {
+                player_id,
+                from: cursor,
+                to: last,
+                deliveries,
+            });
         }
+        // Players whose events another process queued first are skipped.
+        self.store.enqueue(outboxes, now()).await?;
         Ok(())
     }
 

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
-use super::{Event, GameUpdate, NewMove, StoreError, StoreResult};
+use super::{Event, GameUpdate, NewGame, NewMove, StoreError, StoreResult};
 
 /// The most updates one transaction carries; more wait for the next.
 const MAX_BATCH: usize = 512;
@@ -30,9 +30,23 @@ const MAX_BATCH: usize = 512;
 /// Updates waiting for the writer; callers beyond this wait to queue.
 const QUEUE_CAPACITY: usize = 16 * 1024;
 
+/// A write the writer task carries: a game created or a game changed.
+pub enum Change {
+    Create(NewGame),
+    Update(GameUpdate),
+}
+
+/// What a committed [`Change`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Done {
+    /// The game with this id was created.
+    Created(i64),
+    Updated,
+}
+
 struct Pending {
-    update: GameUpdate,
-    done: oneshot::Sender<StoreResult<()>>,
+    change: Change,
+    done: oneshot::Sender<StoreResult<Done>>,
 }
 
 /// How much grouping happened, for `/metrics`.
@@ -40,7 +54,7 @@ struct Pending {
 pub struct CommitStats {
     /// Transactions that carried game updates.
     pub transactions: u64,
-    /// Game updates committed.
+    /// Changes (creations and updates) committed.
     pub updates: u64,
 }
 
@@ -53,13 +67,20 @@ struct Counters {
 /// Splits a batch, by index, into the updates that can be written with one
 /// statement per table (no seat taken, no move taken back, the first update
 /// of its game in the batch, so its guard sees the game as it was before
-/// the batch) and the rest, written one by one after them, in order.
-pub fn split_plain(batch: &[GameUpdate]) -> (Vec<usize>, Vec<usize>) {
+/// the batch) and the rest (creations among them), written one by one
+/// after them, in order.
+pub fn split_plain(batch: &[Change]) -> (Vec<usize>, Vec<usize>) {
     let mut seen = std::collections::HashSet::with_capacity(batch.len());
     let (mut plain, mut rest) = (Vec::with_capacity(batch.len()), Vec::new());
-    for (i, update) in batch.iter().enumerate() {
-        let first = seen.insert(update.id);
-        if first && update.sit.is_empty() && update.delete_move.is_none() {
+    for (i, change) in batch.iter().enumerate() {
+        let is_plain = match change {
+            Change::Update(update) => {
+                let first = seen.insert(update.id);
+                first && update.sit.is_empty() && update.delete_move.is_none()
+            }
+            Change::Create(_) => false,
+        };
+        if is_plain {
             plain.push(i);
         } else {
             rest.push(i);
@@ -148,52 +169,116 @@ pub struct GroupCommit {
     counters: Arc<Counters>,
 }
 
-impl GroupCommit {
-    /// Starts the writer task. `commit` writes a batch in as few
-    /// transactions as it can and returns one result per update, in order,
-    /// each final (committed or refused).
-    pub fn spawn<F, Fut>(mut commit: F) -> GroupCommit
-    where
-        F: FnMut(Vec<GameUpdate>) -> Fut + Send + 'static,
-        Fut: Future<Output = (Vec<StoreResult<()>>, u64)> + Send,
-    {
-        let (sender, mut receiver) = mpsc::channel::<Pending>(QUEUE_CAPACITY);
-        let counters = Arc::new(Counters::default());
-        let stats = counters.clone();
-        tokio::spawn(async move {
-            // Ends when the store (the only sender) is dropped.
-            while let Some(first) = receiver.recv().await {
-                let mut batch = vec![first];
-                while batch.len() < MAX_BATCH {
-                    match receiver.try_recv() {
-                        Ok(pending) => batch.push(pending),
-                        Err(_) => break,
-                    }
-                }
-                let (updates, waiters): (Vec<GameUpdate>, Vec<oneshot::Sender<StoreResult<()>>>) =
-                    batch.into_iter().map(|p| (p.update, p.done)).unzip();
-                let (results, transactions) = commit(updates).await;
-                let committed = results.iter().filter(|r| r.is_ok()).count() as u64;
-                stats.transactions.fetch_add(transactions, Ordering::Relaxed);
-                stats.updates.fetch_add(committed, Ordering::Relaxed);
-                for (waiter, result) in waiters.into_iter().zip(results) {
-                    // A caller that went away (its request was cancelled)
-                    // still had its update committed or refused.
-                    let _ = waiter.send(result);
-                }
+/// The writer's end of the queue.
+struct Queue {
+    receiver: mpsc::Receiver<Pending>,
+    counters: Arc<Counters>,
+}
+
+type Waiters = Vec<oneshot::Sender<StoreResult<Done>>>;
+
+impl Queue {
+    /// `first` and everything queued behind it, up to [`MAX_BATCH`].
+    fn batch(&mut self, first: Pending) -> (Vec<Change>, Waiters) {
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match self.receiver.try_recv() {
+                Ok(pending) => batch.push(pending),
+                Err(_) => break,
             }
-        });
-        GroupCommit { sender, counters }
+        }
+        batch.into_iter().map(|p| (p.change, p.done)).unzip()
     }
 
-    /// Queues `update` and waits until it is committed or refused.
-    pub async fn submit(&self, update: GameUpdate) -> StoreResult<()> {
+    /// Tells each caller its final result.
+    fn answer(&self, waiters: Waiters, results: Vec<StoreResult<Done>>, transactions: u64) {
+        let committed = results.iter().filter(|r| r.is_ok()).count() as u64;
+        self.counters.transactions.fetch_add(transactions, Ordering::Relaxed);
+        self.counters.updates.fetch_add(committed, Ordering::Relaxed);
+        for (waiter, result) in waiters.into_iter().zip(results) {
+            // A caller that went away (its request was cancelled) still
+            // had its change committed or refused.
+            let _ = waiter.send(result);
+        }
+    }
+}
+
+impl GroupCommit {
+    fn queue() -> (GroupCommit, Queue) {
+        let (sender, receiver) = mpsc::channel::<Pending>(QUEUE_CAPACITY);
+        let counters = Arc::new(Counters::default());
+        let queue = Queue {
+            receiver,
+            counters: counters.clone(),
+        };
+        (GroupCommit { sender, counters }, queue)
+    }
+
+    /// Starts the writer as a task. `commit` writes a batch in as few
+    /// transactions as it can and returns one result per change, in order,
+    /// each final (committed or refused), and how many transactions it
+    /// took.
+    pub fn spawn<F, Fut>(mut commit: F) -> GroupCommit
+    where
+        F: FnMut(Vec<Change>) -> Fut + Send + 'static,
+        Fut: Future<Output = (Vec<StoreResult<Done>>, u64)> + Send,
+    {
+        let (group_commit, mut queue) = GroupCommit::queue();
+        tokio::spawn(async move {
+            // Ends when the store (the only sender) is dropped.
+            while let Some(first) = queue.receiver.recv().await {
+                let (changes, waiters) = queue.batch(first);
+                let (results, transactions) = commit(changes).await;
+                queue.answer(waiters, results, transactions);
+            }
+        });
+        group_commit
+    }
+
+    /// Starts the writer on a thread of its own, for a `commit` that
+    /// blocks (a synchronous database driver).
+    pub fn spawn_thread<F>(mut commit: F) -> std::io::Result<GroupCommit>
+    where
+        F: FnMut(Vec<Change>) -> (Vec<StoreResult<Done>>, u64) + Send + 'static,
+    {
+        let (group_commit, mut queue) = GroupCommit::queue();
+        std::thread::Builder::new()
+            .name("group-commit".to_owned())
+            .spawn(move || {
+                // Ends when the store (the only sender) is dropped.
+                while let Some(first) = queue.receiver.blocking_recv() {
+                    let (changes, waiters) = queue.batch(first);
+                    let (results, transactions) = commit(changes);
+                    queue.answer(waiters, results, transactions);
+                }
+            })?;
+        Ok(group_commit)
+    }
+
+    /// Queues `change` and waits until it is committed or refused.
+    async fn submit(&self, change: Change) -> StoreResult<Done> {
         let (done, answer) = oneshot::channel();
         self.sender
-            .send(Pending { update, done })
+            .send(Pending { change, done })
             .await
             .map_err(|_| StoreError::Db(sqlx::Error::PoolClosed))?;
         answer.await.map_err(|_| StoreError::Db(sqlx::Error::PoolClosed))?
+    }
+
+    /// Creates a game; its id once committed.
+    pub async fn create(&self, game: NewGame) -> StoreResult<i64> {
+        match self.submit(Change::Create(game)).await? {
+            Done::Created(id) => Ok(id),
+            Done::Updated => Err(StoreError::Db(sqlx::Error::Protocol(
+                "a creation was answered as an update".to_owned(),
+            ))),
+        }
+    }
+
+    /// Applies an update once committed; [`StoreError::Conflict`] when its
+    /// guard refused it.
+    pub async fn update(&self, update: GameUpdate) -> StoreResult<()> {
+        self.submit(Change::Update(update)).await.map(|_| ())
     }
 
     pub fn stats(&self) -> CommitStats {

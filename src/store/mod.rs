@@ -8,6 +8,7 @@
 mod group_commit;
 pub mod notify;
 mod postgres;
+mod sql;
 mod sqlite;
 
 use std::sync::Arc;
@@ -16,7 +17,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 pub use group_commit::CommitStats;
-pub use notify::{DeliveryRow, NewDelivery, NotifySettings, NotifyStore, SettingsUpdate};
+pub use notify::{DeliveryRow, NewDelivery, NotifySettings, NotifyStore, Outbox, SettingsUpdate};
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
@@ -201,6 +202,11 @@ impl WriteGate {
             None => None,
         }
     }
+
+    /// [`WriteGate::enter`] for a thread outside the runtime.
+    pub fn blocking_enter(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        self.0.as_ref().map(|gate| gate.blocking_lock())
+    }
 }
 
 /// What `GET /games` asks for.
@@ -229,6 +235,10 @@ pub enum StoreError {
     Unique,
     #[error(transparent)]
     Db(#[from] sqlx::Error),
+    /// SQLite's game writer failed; shared by every change of the batch
+    /// that failed with it.
+    #[error("the SQLite writer failed: {0}")]
+    Writer(Arc<rusqlite::Error>),
 }
 
 impl StoreError {
@@ -347,8 +357,7 @@ macro_rules! impl_store {
         const GAME_COLUMNS: &str = "g.id, g.game, g.variant, g.status, g.public, g.ply, g.to_move, g.outcome, \
              g.draw_offer, g.takeback_offer, g.event_seq, g.created_by, g.created_at, g.updated_at, \
              g.time_control, g.clock, g.deadline, g.reminder_at";
-        const MOVE_COLUMNS: &str =
-            "m.ply, m.seat, m.player_id, p.name, m.notation, m.effect, m.message, m.created_at";
+        const MOVE_COLUMNS: &str = "m.ply, m.seat, m.player_id, p.name, m.notation, m.effect, m.message, m.created_at";
 
         type DbRow = <$db as sqlx::Database>::Row;
 
@@ -447,210 +456,22 @@ macro_rules! impl_store {
                 let mut events: Vec<&super::PlayerEvent> = events.iter().collect();
                 events.sort_by_key(|e| e.player_id);
                 for event in events {
-                    let seq: i64 =
-                        sqlx::query_scalar("UPDATE players SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq")
-                            .bind(event.player_id)
-                            .fetch_one(&mut **tx)
-                            .await?;
+                    let seq: i64 = sqlx::query_scalar(super::sql::NEXT_PLAYER_EVENT)
+                        .bind(event.player_id)
+                        .fetch_one(&mut **tx)
+                        .await?;
                     let mut payload = event.payload.clone();
                     if let Value::Object(map) = &mut payload {
                         map.insert("game".to_owned(), Value::from(game_id));
                     }
-                    sqlx::query(
-                        "INSERT INTO player_events (player_id, seq, kind, payload, created_at) VALUES ($1, $2, $3, $4, $5)",
-                    )
-                    .bind(event.player_id)
-                    .bind(seq)
-                    .bind(event.kind)
-                    .bind(payload)
-                    .bind(now)
-                    .execute(&mut **tx)
-                    .await?;
-                }
-                Ok(())
-            }
-
-            /// Writes `update` inside `tx`. `Ok(false)` when its guard
-            /// refused it (the game is no longer at `expected_seq`) before
-            /// anything was written, so the transaction may go on with other
-            /// updates; any other failure leaves `tx` fit only for rollback.
-            async fn apply_update(tx: &mut sqlx::Transaction<'_, $db>, update: &GameUpdate) -> StoreResult<bool> {
-                let new_seq = update.expected_seq + update.events.len() as i64;
-                // The first statement writes: SQLite takes its write lock at
-                // once, PostgreSQL locks the row; a concurrent writer that
-                // got there first leaves no row matching `event_seq`.
-                let changed = sqlx::query(
-                    "UPDATE games SET status = $1, ply = $2, to_move = $3, outcome = $4, draw_offer = $5, \
-                     takeback_offer = $6, event_seq = $7, updated_at = $8, clock = $11, deadline = $12, \
-                     reminder_at = $13 WHERE id = $9 AND event_seq = $10",
-                )
-                .bind(&update.status)
-                .bind(update.ply)
-                .bind(update.to_move)
-                .bind(&update.outcome)
-                .bind(update.draw_offer)
-                .bind(update.takeback_offer)
-                .bind(new_seq)
-                .bind(update.now)
-                .bind(update.id)
-                .bind(update.expected_seq)
-                .bind(&update.clock)
-                .bind(update.deadline)
-                .bind(update.reminder_at)
-                .execute(&mut **tx)
-                .await
-                .map_err(StoreError::from_write)?
-                .rows_affected();
-                if changed != 1 {
-                    return Ok(false);
-                }
-                for (seat, player) in &update.sit {
-                    let sat = sqlx::query(
-                        "UPDATE seats SET player_id = $1 WHERE game_id = $2 AND seat = $3 AND player_id IS NULL",
-                    )
-                    .bind(*player)
-                    .bind(update.id)
-                    .bind(*seat)
-                    .execute(&mut **tx)
-                    .await
-                    .map_err(StoreError::from_write)?
-                    .rows_affected();
-                    if sat != 1 {
-                        return Err(StoreError::Conflict);
-                    }
-                }
-                if let Some(ply) = update.delete_move {
-                    sqlx::query("DELETE FROM moves WHERE game_id = $1 AND ply = $2")
-                        .bind(update.id)
-                        .bind(ply)
+                    sqlx::query(super::sql::INSERT_PLAYER_EVENT)
+                        .bind(event.player_id)
+                        .bind(seq)
+                        .bind(event.kind)
+                        .bind(payload)
+                        .bind(now)
                         .execute(&mut **tx)
                         .await?;
-                }
-                if let Some(m) = &update.insert_move {
-                    sqlx::query(
-                        "INSERT INTO moves (game_id, ply, seat, player_id, notation, effect, message, created_at) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-                    )
-                    .bind(update.id)
-                    .bind(m.ply)
-                    .bind(m.seat)
-                    .bind(m.player_id)
-                    .bind(&m.notation)
-                    .bind(&m.effect)
-                    .bind(&m.message)
-                    .bind(update.now)
-                    .execute(&mut **tx)
-                    .await
-                    .map_err(StoreError::from_write)?;
-                }
-                Self::insert_game_events(tx, update.id, update.expected_seq + 1, &update.events, update.now)
-                    .await
-                    .map_err(StoreError::from_write)?;
-                Self::insert_player_events(tx, update.id, &update.player_events, update.now).await?;
-                Ok(true)
-            }
-
-
-            /// Commits a batch of updates, together when it can. Returns one
-            /// final result per update, in order, and how many transactions
-            /// it took.
-            async fn commit_batch(
-                pool: &sqlx::Pool<$db>,
-                writer: &mut Option<<$db as sqlx::Database>::Connection>,
-                batch: Vec<GameUpdate>,
-            ) -> (Vec<StoreResult<()>>, u64) {
-                match Self::commit_together(pool, writer, &batch).await {
-                    Ok(results) => return (results, 1),
-                    // Rare: a constraint or the database refused the
-                    // transaction. Alone, each update meets its own fate.
-                    Err(error) => {
-                        tracing::warn!(%error, updates = batch.len(), "group commit failed; committing one by one");
-                        // The connection may be what failed: the next batch
-                        // opens another.
-                        *writer = None;
-                    }
-                }
-                let mut results = Vec::with_capacity(batch.len());
-                for update in &batch {
-                    results.push(Self::commit_alone(pool, update).await);
-                }
-                (results, batch.len() as u64)
-            }
-
-            /// Writes a batch in one transaction on the writer's own
-            /// connection, kept across batches: its page cache (SQLite) and
-            /// prepared statements stay warm, where a pooled connection
-            /// would often come back cold.
-            async fn commit_together(
-                pool: &sqlx::Pool<$db>,
-                writer: &mut Option<<$db as sqlx::Database>::Connection>,
-                batch: &[GameUpdate],
-            ) -> StoreResult<Vec<StoreResult<()>>> {
-                use sqlx::{ConnectOptions, Connection};
-                let connection = match writer {
-                    Some(connection) => connection,
-                    None => writer.insert(pool.connect_options().connect().await?),
-                };
-                let mut tx = connection.begin().await?;
-                let (plain, rest) = super::group_commit::split_plain(batch);
-                let mut results: Vec<StoreResult<()>> = batch.iter().map(|_| Err(StoreError::Conflict)).collect();
-                let plain_updates: Vec<&GameUpdate> = plain.iter().map(|&i| &batch[i]).collect();
-                let applied = Self::apply_plain(&mut tx, &plain_updates).await?;
-                for &i in &plain {
-                    if applied.contains(&batch[i].id) {
-                        results[i] = Ok(());
-                    }
-                }
-                for i in rest {
-                    if Self::apply_update(&mut tx, &batch[i]).await? {
-                        results[i] = Ok(());
-                    }
-                }
-                tx.commit().await?;
-                Ok(results)
-            }
-
-
-            async fn commit_alone(pool: &sqlx::Pool<$db>, update: &GameUpdate) -> StoreResult<()> {
-                let mut tx = pool.begin().await?;
-                if !Self::apply_update(&mut tx, update).await? {
-                    return Err(StoreError::Conflict);
-                }
-                tx.commit().await?;
-                Ok(())
-            }
-
-            /// The writer task of this store's group commit.
-            fn group_commit(pool: &sqlx::Pool<$db>, gate: &super::WriteGate) -> super::group_commit::GroupCommit {
-                let (pool, gate) = (pool.clone(), gate.clone());
-                let writer = std::sync::Arc::new(tokio::sync::Mutex::new(None));
-                super::group_commit::GroupCommit::spawn(move |batch| {
-                    let (pool, gate, writer) = (pool.clone(), gate.clone(), writer.clone());
-                    async move {
-                        let _gate = gate.enter().await;
-                        Self::commit_batch(&pool, &mut *writer.lock().await, batch).await
-                    }
-                })
-            }
-
-            async fn insert_game_events(
-                tx: &mut sqlx::Transaction<'_, $db>,
-                game_id: i64,
-                first_seq: i64,
-                events: &[super::Event],
-                now: i64,
-            ) -> Result<(), sqlx::Error> {
-                for (seq, event) in (first_seq..).zip(events) {
-                    sqlx::query(
-                        "INSERT INTO game_events (game_id, seq, kind, payload, created_at) VALUES ($1, $2, $3, $4, $5)",
-                    )
-                    .bind(game_id)
-                    .bind(seq)
-                    .bind(event.kind)
-                    .bind(&event.payload)
-                    .bind(now)
-                    .execute(&mut **tx)
-                    .await?;
                 }
                 Ok(())
             }
@@ -705,10 +526,12 @@ macro_rules! impl_store {
             }
 
             async fn player_by_name(&self, name_key: &str) -> StoreResult<Option<Player>> {
-                let row = sqlx::query(&format!("SELECT {PLAYER_COLUMNS} FROM players WHERE name_key = $1"))
-                    .bind(name_key)
-                    .fetch_optional(&self.pool)
-                    .await?;
+                let row = sqlx::query(&format!(
+                    "SELECT {PLAYER_COLUMNS} FROM players WHERE name_key = $1"
+                ))
+                .bind(name_key)
+                .fetch_optional(&self.pool)
+                .await?;
                 Ok(row.as_ref().map(player).transpose()?)
             }
 
@@ -834,47 +657,11 @@ macro_rules! impl_store {
             }
 
             async fn create_game(&self, game: NewGame) -> StoreResult<i64> {
-                let _gate = self.gate.enter().await;
-                let mut tx = self.pool.begin().await?;
-                let full = game.seats.iter().all(|(player, _)| player.is_some());
-                let status = if full { "active" } else { "open" };
-                let to_move: Option<i64> = if full { Some(0) } else { None };
-                let events = game.events.len() as i64;
-                let id: i64 = sqlx::query_scalar(
-                    "INSERT INTO games (game, variant, status, public, ply, to_move, event_seq, created_by, \
-                     created_at, updated_at, time_control) VALUES ($1, $2, $3, $4, 0, $5, $6, $7, $8, $8, $9) \
-                     RETURNING id",
-                )
-                .bind(&game.game)
-                .bind(&game.variant)
-                .bind(status)
-                .bind(game.public)
-                .bind(to_move)
-                .bind(events)
-                .bind(game.created_by)
-                .bind(game.now)
-                .bind(game.time_control)
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(StoreError::from_write)?;
-                for (seat, (player, invitee)) in game.seats.iter().enumerate() {
-                    sqlx::query("INSERT INTO seats (game_id, seat, player_id, invitee_id) VALUES ($1, $2, $3, $4)")
-                        .bind(id)
-                        .bind(seat as i64)
-                        .bind(*player)
-                        .bind(*invitee)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(StoreError::from_write)?;
-                }
-                Self::insert_game_events(&mut tx, id, 1, &game.events, game.now).await?;
-                Self::insert_player_events(&mut tx, id, &game.player_events, game.now).await?;
-                tx.commit().await?;
-                Ok(id)
+                self.commits.create(game).await
             }
 
             async fn update_game(&self, update: GameUpdate) -> StoreResult<()> {
-                self.commits.submit(update).await
+                self.commits.update(update).await
             }
 
             fn commit_stats(&self) -> super::CommitStats {
@@ -989,12 +776,11 @@ macro_rules! impl_store {
             }
 
             async fn vacations(&self, player_id: i64) -> StoreResult<Vec<(i64, i64)>> {
-                let rows = sqlx::query(
-                    "SELECT starts_at, ends_at FROM vacations WHERE player_id = $1 ORDER BY starts_at",
-                )
-                .bind(player_id)
-                .fetch_all(&self.pool)
-                .await?;
+                let rows =
+                    sqlx::query("SELECT starts_at, ends_at FROM vacations WHERE player_id = $1 ORDER BY starts_at")
+                        .bind(player_id)
+                        .fetch_all(&self.pool)
+                        .await?;
                 Ok(rows
                     .iter()
                     .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))

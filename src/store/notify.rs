@@ -26,6 +26,16 @@ pub struct SettingsUpdate {
     pub digest: Option<bool>,
 }
 
+/// One player's events turned into deliveries: their cursor moves from
+/// `from` to `to`.
+#[derive(Clone, Debug)]
+pub struct Outbox {
+    pub player_id: i64,
+    pub from: i64,
+    pub to: i64,
+    pub deliveries: Vec<NewDelivery>,
+}
+
 /// A delivery to create from a player event.
 #[derive(Clone, Debug)]
 pub struct NewDelivery {
@@ -58,17 +68,11 @@ pub trait NotifyStore: Send + Sync {
     async fn update_notify_settings(&self, player_id: i64, update: SettingsUpdate) -> StoreResult<()>;
     /// Players with events not yet turned into deliveries: `(id, cursor)`.
     async fn outbox(&self, limit: i64) -> StoreResult<Vec<(i64, i64)>>;
-    /// Moves the player's cursor from `from` to `to` and creates the
-    /// deliveries, in one transaction; `false` (nothing written) when
-    /// another process moved the cursor first.
-    async fn enqueue(
-        &self,
-        player_id: i64,
-        from: i64,
-        to: i64,
-        deliveries: Vec<NewDelivery>,
-        now: i64,
-    ) -> StoreResult<bool>;
+    /// Moves each player's cursor and creates their deliveries, all in one
+    /// transaction (one fsync per pass, however many players). A player
+    /// whose cursor another process moved first is skipped. Returns how
+    /// many players' cursors moved.
+    async fn enqueue(&self, outboxes: Vec<Outbox>, now: i64) -> StoreResult<usize>;
     /// Pending deliveries due at `now`, oldest first.
     async fn due_deliveries(&self, now: i64, limit: i64) -> StoreResult<Vec<DeliveryRow>>;
     /// Takes a due delivery for one attempt: pushes its due time to
@@ -98,7 +102,7 @@ macro_rules! impl_notify_store {
             use sqlx::Row;
 
             use super::$store;
-            use crate::store::notify::{DeliveryRow, NewDelivery, NotifySettings, NotifyStore, SettingsUpdate};
+            use crate::store::notify::{DeliveryRow, NotifySettings, NotifyStore, Outbox, SettingsUpdate};
             use crate::store::Store as _;
             use crate::store::{EventRow, Player, StoreError, StoreResult};
 
@@ -198,45 +202,46 @@ macro_rules! impl_notify_store {
                         .collect::<Result<_, sqlx::Error>>()?)
                 }
 
-                async fn enqueue(
-                    &self,
-                    player_id: i64,
-                    from: i64,
-                    to: i64,
-                    deliveries: Vec<NewDelivery>,
-                    now: i64,
-                ) -> StoreResult<bool> {
+                async fn enqueue(&self, outboxes: Vec<Outbox>, now: i64) -> StoreResult<usize> {
+                    if outboxes.is_empty() {
+                        return Ok(0);
+                    }
                     let _gate = self.gate.enter().await;
                     let mut tx = self.pool.begin().await?;
-                    let moved = sqlx::query("UPDATE players SET notify_seq = $1 WHERE id = $2 AND notify_seq = $3")
-                        .bind(to)
-                        .bind(player_id)
-                        .bind(from)
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected();
-                    if moved != 1 {
-                        return Ok(false);
-                    }
-                    for d in deliveries {
-                        sqlx::query(
-                            "INSERT INTO deliveries (player_id, event_seq, channel, kind, status, attempts, \
+                    let mut queued = 0;
+                    for outbox in outboxes {
+                        let moved = sqlx::query("UPDATE players SET notify_seq = $1 WHERE id = $2 AND notify_seq = $3")
+                            .bind(outbox.to)
+                            .bind(outbox.player_id)
+                            .bind(outbox.from)
+                            .execute(&mut *tx)
+                            .await?
+                            .rows_affected();
+                        if moved != 1 {
+                            continue;
+                        }
+                        queued += 1;
+                        let player_id = outbox.player_id;
+                        for d in outbox.deliveries {
+                            sqlx::query(
+                                "INSERT INTO deliveries (player_id, event_seq, channel, kind, status, attempts, \
                              next_attempt_at, created_at, updated_at) \
                              VALUES ($1, $2, $3, $4, 'pending', 0, $5, $6, $6) \
                              ON CONFLICT (player_id, event_seq, channel) DO NOTHING",
-                        )
-                        .bind(player_id)
-                        .bind(d.event_seq)
-                        .bind(d.channel)
-                        .bind(d.kind)
-                        .bind(d.due_at)
-                        .bind(now)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(StoreError::from_write)?;
+                            )
+                            .bind(player_id)
+                            .bind(d.event_seq)
+                            .bind(d.channel)
+                            .bind(d.kind)
+                            .bind(d.due_at)
+                            .bind(now)
+                            .execute(&mut *tx)
+                            .await
+                            .map_err(StoreError::from_write)?;
+                        }
                     }
                     tx.commit().await?;
-                    Ok(true)
+                    Ok(queued)
                 }
 
                 async fn due_deliveries(&self, now: i64, limit: i64) -> StoreResult<Vec<DeliveryRow>> {

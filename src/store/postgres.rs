@@ -7,11 +7,12 @@ use std::collections::{HashMap, HashSet};
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{Postgres, Transaction};
 
-use super::group_commit::PlainRows;
+use super::group_commit::{split_plain, Change, Done, GroupCommit, PlainRows};
+use super::sql;
 
 pub struct PgStore {
     pool: PgPool,
-    commits: super::group_commit::GroupCommit,
+    commits: GroupCommit,
     gate: super::WriteGate,
 }
 
@@ -24,7 +25,7 @@ impl PgStore {
             .await?;
         sqlx::migrate!("migrations/postgres").run(&pool).await?;
         let gate = super::WriteGate::open();
-        let commits = PgStore::group_commit(&pool, &gate);
+        let commits = PgStore::group_commit(&pool);
         Ok(PgStore { pool, commits, gate })
     }
 }
@@ -144,6 +145,221 @@ impl PgStore {
             .map_err(StoreError::from_write)?;
         }
         Ok(applied)
+    }
+}
+
+impl PgStore {
+    /// Writes `update` inside `tx`. `Ok(false)` when its guard
+    /// refused it (the game is no longer at `expected_seq`) before
+    /// anything was written, so the transaction may go on with other
+    /// updates; any other failure leaves `tx` fit only for rollback.
+    async fn apply_update(tx: &mut Transaction<'_, Postgres>, update: &GameUpdate) -> StoreResult<bool> {
+        let new_seq = update.expected_seq + update.events.len() as i64;
+        // The first statement locks the row: a concurrent writer that
+        // got there first leaves no row matching `event_seq`.
+        let changed = sqlx::query(sql::UPDATE_GAME)
+            .bind(&update.status)
+            .bind(update.ply)
+            .bind(update.to_move)
+            .bind(&update.outcome)
+            .bind(update.draw_offer)
+            .bind(update.takeback_offer)
+            .bind(new_seq)
+            .bind(update.now)
+            .bind(&update.clock)
+            .bind(update.deadline)
+            .bind(update.reminder_at)
+            .bind(update.id)
+            .bind(update.expected_seq)
+            .execute(&mut **tx)
+            .await
+            .map_err(StoreError::from_write)?
+            .rows_affected();
+        if changed != 1 {
+            return Ok(false);
+        }
+        for (seat, player) in &update.sit {
+            let sat = sqlx::query(sql::SIT)
+                .bind(*player)
+                .bind(update.id)
+                .bind(*seat)
+                .execute(&mut **tx)
+                .await
+                .map_err(StoreError::from_write)?
+                .rows_affected();
+            if sat != 1 {
+                return Err(StoreError::Conflict);
+            }
+        }
+        if let Some(ply) = update.delete_move {
+            sqlx::query(sql::DELETE_MOVE)
+                .bind(update.id)
+                .bind(ply)
+                .execute(&mut **tx)
+                .await?;
+        }
+        if let Some(m) = &update.insert_move {
+            sqlx::query(sql::INSERT_MOVE)
+                .bind(update.id)
+                .bind(m.ply)
+                .bind(m.seat)
+                .bind(m.player_id)
+                .bind(&m.notation)
+                .bind(&m.effect)
+                .bind(&m.message)
+                .bind(update.now)
+                .execute(&mut **tx)
+                .await
+                .map_err(StoreError::from_write)?;
+        }
+        Self::insert_game_events(tx, update.id, update.expected_seq + 1, &update.events, update.now)
+            .await
+            .map_err(StoreError::from_write)?;
+        Self::insert_player_events(tx, update.id, &update.player_events, update.now).await?;
+        Ok(true)
+    }
+
+    /// Commits a batch of updates, together when it can. Returns one
+    /// final result per update, in order, and how many transactions
+    /// it took.
+    async fn commit_batch(
+        pool: &PgPool,
+        writer: &mut Option<sqlx::PgConnection>,
+        batch: Vec<Change>,
+    ) -> (Vec<StoreResult<Done>>, u64) {
+        match Self::commit_together(pool, writer, &batch).await {
+            Ok(results) => return (results, 1),
+            // Rare: a constraint or the database refused the
+            // transaction. Alone, each update meets its own fate.
+            Err(error) => {
+                tracing::warn!(%error, updates = batch.len(), "group commit failed; committing one by one");
+                // The connection may be what failed: the next batch
+                // opens another.
+                *writer = None;
+            }
+        }
+        let mut results = Vec::with_capacity(batch.len());
+        for change in &batch {
+            results.push(Self::commit_alone(pool, change).await);
+        }
+        (results, batch.len() as u64)
+    }
+
+    /// Writes a batch in one transaction on the writer's own
+    /// connection, kept across batches: its prepared statements stay
+    /// warm.
+    async fn commit_together(
+        pool: &PgPool,
+        writer: &mut Option<sqlx::PgConnection>,
+        batch: &[Change],
+    ) -> StoreResult<Vec<StoreResult<Done>>> {
+        use sqlx::{ConnectOptions, Connection};
+        let connection = match writer {
+            Some(connection) => connection,
+            None => writer.insert(pool.connect_options().connect().await?),
+        };
+        let mut tx = connection.begin().await?;
+        let (plain, rest) = split_plain(batch);
+        let mut results: Vec<StoreResult<Done>> = batch.iter().map(|_| Err(StoreError::Conflict)).collect();
+        let plain_updates: Vec<&GameUpdate> = plain
+            .iter()
+            .filter_map(|&i| match &batch[i] {
+                Change::Update(update) => Some(update),
+                Change::Create(_) => None,
+            })
+            .collect();
+        let applied = Self::apply_plain(&mut tx, &plain_updates).await?;
+        for (&i, update) in plain.iter().zip(&plain_updates) {
+            if applied.contains(&update.id) {
+                results[i] = Ok(Done::Updated);
+            }
+        }
+        for i in rest {
+            if let Some(done) = Self::apply_change(&mut tx, &batch[i]).await? {
+                results[i] = Ok(done);
+            }
+        }
+        tx.commit().await?;
+        Ok(results)
+    }
+
+    async fn commit_alone(pool: &PgPool, change: &Change) -> StoreResult<Done> {
+        let mut tx = pool.begin().await?;
+        let done = Self::apply_change(&mut tx, change).await?.ok_or(StoreError::Conflict)?;
+        tx.commit().await?;
+        Ok(done)
+    }
+
+    /// Writes one change inside `tx`; `None` when its guard refused it.
+    async fn apply_change(tx: &mut Transaction<'_, Postgres>, change: &Change) -> StoreResult<Option<Done>> {
+        Ok(match change {
+            Change::Create(game) => Some(Done::Created(Self::apply_create(tx, game).await?)),
+            Change::Update(update) => Self::apply_update(tx, update).await?.then_some(Done::Updated),
+        })
+    }
+
+    async fn insert_game_events(
+        tx: &mut Transaction<'_, Postgres>,
+        game_id: i64,
+        first_seq: i64,
+        events: &[super::Event],
+        now: i64,
+    ) -> Result<(), sqlx::Error> {
+        for (seq, event) in (first_seq..).zip(events) {
+            sqlx::query(sql::INSERT_GAME_EVENT)
+                .bind(game_id)
+                .bind(seq)
+                .bind(event.kind)
+                .bind(&event.payload)
+                .bind(now)
+                .execute(&mut **tx)
+                .await?;
+        }
+        Ok(())
+    }
+    /// Writes a new game inside `tx`; its id.
+    async fn apply_create(tx: &mut Transaction<'_, Postgres>, game: &NewGame) -> StoreResult<i64> {
+        let full = game.seats.iter().all(|(player, _)| player.is_some());
+        let status = if full { "active" } else { "open" };
+        let to_move: Option<i64> = if full { Some(0) } else { None };
+        let events = game.events.len() as i64;
+        let id: i64 = sqlx::query_scalar(sql::INSERT_GAME)
+            .bind(&game.game)
+            .bind(&game.variant)
+            .bind(status)
+            .bind(game.public)
+            .bind(to_move)
+            .bind(events)
+            .bind(game.created_by)
+            .bind(game.now)
+            .bind(&game.time_control)
+            .fetch_one(&mut **tx)
+            .await
+            .map_err(StoreError::from_write)?;
+        for (seat, (player, invitee)) in game.seats.iter().enumerate() {
+            sqlx::query(sql::INSERT_SEAT)
+                .bind(id)
+                .bind(seat as i64)
+                .bind(*player)
+                .bind(*invitee)
+                .execute(&mut **tx)
+                .await
+                .map_err(StoreError::from_write)?;
+        }
+        Self::insert_game_events(tx, id, 1, &game.events, game.now).await?;
+        Self::insert_player_events(tx, id, &game.player_events, game.now).await?;
+        Ok(id)
+    }
+
+    /// The writer task of this store's group commit. PostgreSQL locks
+    /// rows, so nothing else in this process waits for it.
+    fn group_commit(pool: &PgPool) -> GroupCommit {
+        let pool = pool.clone();
+        let writer = std::sync::Arc::new(tokio::sync::Mutex::new(None));
+        GroupCommit::spawn(move |batch| {
+            let (pool, writer) = (pool.clone(), writer.clone());
+            async move { Self::commit_batch(&pool, &mut *writer.lock().await, batch).await }
+        })
     }
 }
 

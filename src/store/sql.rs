@@ -1,0 +1,33 @@
+//! The statements that write games, shared by the PostgreSQL writer (sqlx)
+//! and the SQLite writer (rusqlite). Parameters are numbered `$n` in the
+//! order they appear, which both databases and both drivers bind by
+//! position.
+
+/// Guarded update of a game's row: matches nothing when the game is no
+/// longer at the expected event number (`$13`).
+pub const UPDATE_GAME: &str = "UPDATE games SET status = $1, ply = $2, to_move = $3, outcome = $4, \
+     draw_offer = $5, takeback_offer = $6, event_seq = $7, updated_at = $8, clock = $9, deadline = $10, \
+     reminder_at = $11 WHERE id = $12 AND event_seq = $13";
+
+/// A player takes an open seat; matches nothing when it is taken.
+pub const SIT: &str = "UPDATE seats SET player_id = $1 WHERE game_id = $2 AND seat = $3 AND player_id IS NULL";
+
+pub const DELETE_MOVE: &str = "DELETE FROM moves WHERE game_id = $1 AND ply = $2";
+
+pub const INSERT_MOVE: &str = "INSERT INTO moves (game_id, ply, seat, player_id, notation, effect, message, \
+     created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+
+pub const INSERT_GAME: &str = "INSERT INTO games (game, variant, status, public, ply, to_move, event_seq, \
+     created_by, created_at, updated_at, time_control) VALUES ($1, $2, $3, $4, 0, $5, $6, $7, $8, $8, $9) \
+     RETURNING id";
+
+pub const INSERT_SEAT: &str = "INSERT INTO seats (game_id, seat, player_id, invitee_id) VALUES ($1, $2, $3, $4)";
+
+pub const INSERT_GAME_EVENT: &str =
+    "INSERT INTO game_events (game_id, seq, kind, payload, created_at) VALUES ($1, $2, $3, $4, $5)";
+
+/// Takes the next number of a player's event stream.
+pub const NEXT_PLAYER_EVENT: &str = "UPDATE players SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq";
+
+pub const INSERT_PLAYER_EVENT: &str =
+    "INSERT INTO player_events (player_id, seq, kind, payload, created_at) VALUES ($1, $2, $3, $4, $5)";

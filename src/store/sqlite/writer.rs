@@ -1,0 +1,302 @@
+//! SQLite's game writer: the group commit's batches, written on a thread of
+//! its own through a connection of its own (rusqlite), from `BEGIN` to
+//! `COMMIT` without leaving the thread.
+//!
+//! Through sqlx every statement was a round trip between the runtime and
+//! sqlx's connection thread. A batch takes a few dozen statements, and on a
+//! busy machine each round trip waited for a CPU: batches took about 10 ms,
+//! most of it spent queued, and that capped the whole server (BENCHMARKS.md).
+//! Readers keep sqlx's pool: in WAL mode they read while this writes.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rusqlite::{params, Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior};
+use serde_json::Value;
+
+use crate::store::group_commit::{Change, Done};
+use crate::store::{sql, Event, GameUpdate, NewGame, PlayerEvent, StoreError, StoreResult, WriteGate};
+
+/// How long a write waits for another process's write lock.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub struct Writer {
+    path: PathBuf,
+    gate: WriteGate,
+    /// Opened on first use and again after a failure.
+    connection: Option<Connection>,
+}
+
+/// Why a batch's transaction did not commit.
+enum Failure {
+    /// One change failed (a constraint, a seat taken meanwhile): the
+    /// transaction rolled back, and the batch is written again without it.
+    Change(usize, StoreError),
+    /// The transaction itself failed (the disk, the lock): every change
+    /// still in the batch fails with it.
+    Transaction(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for Failure {
+    fn from(error: rusqlite::Error) -> Failure {
+        Failure::Transaction(error)
+    }
+}
+
+impl Writer {
+    /// A writer of the database file at `path`, taking turns with this
+    /// process's other writers at `gate`.
+    pub fn new(path: PathBuf, gate: WriteGate) -> Writer {
+        Writer {
+            path,
+            gate,
+            connection: None,
+        }
+    }
+
+    /// Writes `batch` in one transaction; one final result per change, in
+    /// order, and how many transactions committed.
+    pub fn commit(&mut self, batch: &[Change]) -> (Vec<StoreResult<Done>>, u64) {
+        let gate = self.gate.clone();
+        let _turn = gate.blocking_enter();
+        let mut refused: Vec<Option<StoreError>> = batch.iter().map(|_| None).collect();
+        // Each failed attempt sets one change aside, so this ends.
+        loop {
+            match self.attempt(batch, &refused) {
+                Ok(done) => {
+                    let results = done
+                        .into_iter()
+                        .zip(refused)
+                        .map(|(done, refusal)| match (done, refusal) {
+                            (_, Some(error)) => Err(error),
+                            (Some(done), None) => Ok(done),
+                            (None, None) => Err(StoreError::Conflict),
+                        })
+                        .collect();
+                    return (results, 1);
+                }
+                Err(Failure::Change(index, error)) => refused[index] = Some(error),
+                Err(Failure::Transaction(error)) => {
+                    tracing::warn!(%error, changes = batch.len(), "the SQLite writer's transaction failed");
+                    // The connection may be what failed: the next batch
+                    // opens another.
+                    self.connection = None;
+                    let error = Arc::new(error);
+                    let results = refused
+                        .into_iter()
+                        .map(|refusal| Err(refusal.unwrap_or_else(|| StoreError::Writer(error.clone()))))
+                        .collect();
+                    return (results, 0);
+                }
+            }
+        }
+    }
+
+    /// One transaction over the changes not refused yet: for each change,
+    /// what it did, or `None` when its guard refused it (or it was refused
+    /// before).
+    fn attempt(&mut self, batch: &[Change], refused: &[Option<StoreError>]) -> Result<Vec<Option<Done>>, Failure> {
+        let connection = self.connection()?;
+        let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut done = Vec::with_capacity(batch.len());
+        for (index, change) in batch.iter().enumerate() {
+            if refused[index].is_some() {
+                done.push(None);
+                continue;
+            }
+            // Dropping `tx` on the way out rolls it back.
+            done.push(apply(&tx, change).map_err(|error| match error {
+                ChangeError::Own(error) => Failure::Change(index, error),
+                ChangeError::Transaction(error) => Failure::Transaction(error),
+            })?);
+        }
+        tx.commit()?;
+        Ok(done)
+    }
+
+    fn connection(&mut self) -> rusqlite::Result<&mut Connection> {
+        let connection = match self.connection.take() {
+            Some(connection) => connection,
+            None => open(&self.path)?,
+        };
+        Ok(self.connection.insert(connection))
+    }
+}
+
+/// A connection with the durability sqlx's pool has: WAL, `synchronous =
+/// FULL`, foreign keys checked.
+fn open(path: &PathBuf) -> rusqlite::Result<Connection> {
+    let connection = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    connection.busy_timeout(BUSY_TIMEOUT)?;
+    connection.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))?;
+    connection.pragma_update(None, "synchronous", "FULL")?;
+    connection.pragma_update(None, "foreign_keys", "ON")?;
+    Ok(connection)
+}
+
+/// Why one change could not be written.
+enum ChangeError {
+    /// The change's own fault (a key or seat taken, a constraint): it
+    /// fails alone.
+    Own(StoreError),
+    /// Not the change's fault (the disk, the lock): the batch fails.
+    Transaction(rusqlite::Error),
+}
+
+type ChangeResult<T> = Result<T, ChangeError>;
+
+fn store_error(error: rusqlite::Error) -> ChangeError {
+    match error.sqlite_error() {
+        Some(e)
+            if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+                || e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY =>
+        {
+            ChangeError::Own(StoreError::Unique)
+        }
+        Some(e) if e.code == ErrorCode::ConstraintViolation => ChangeError::Own(StoreError::Writer(Arc::new(error))),
+        _ => ChangeError::Transaction(error),
+    }
+}
+
+/// JSON columns hold text, as sqlx writes them.
+fn json(value: &Value) -> String {
+    value.to_string()
+}
+
+/// Writes one change; `None` when its guard refused it.
+fn apply(tx: &Transaction, change: &Change) -> ChangeResult<Option<Done>> {
+    match change {
+        Change::Create(game) => create(tx, game).map(|id| Some(Done::Created(id))),
+        Change::Update(update) => Ok(update_game(tx, update)?.then_some(Done::Updated)),
+    }
+}
+
+fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
+    let full = game.seats.iter().all(|(player, _)| player.is_some());
+    let status = if full { "active" } else { "open" };
+    let to_move: Option<i64> = full.then_some(0);
+    let id: i64 = tx
+        .prepare_cached(sql::INSERT_GAME)
+        .and_then(|mut statement| {
+            statement.query_row(
+                params![
+                    game.game,
+                    game.variant,
+                    status,
+                    game.public,
+                    to_move,
+                    game.events.len() as i64,
+                    game.created_by,
+                    game.now,
+                    game.time_control.as_ref().map(json),
+                ],
+                |row| row.get(0),
+            )
+        })
+        .map_err(store_error)?;
+    let mut insert_seat = tx.prepare_cached(sql::INSERT_SEAT).map_err(store_error)?;
+    for (seat, (player, invitee)) in game.seats.iter().enumerate() {
+        insert_seat
+            .execute(params![id, seat as i64, player, invitee])
+            .map_err(store_error)?;
+    }
+    insert_game_events(tx, id, 1, &game.events, game.now)?;
+    insert_player_events(tx, id, &game.player_events, game.now)?;
+    Ok(id)
+}
+
+/// `false` when the guard refused the update: the game is no longer at
+/// `expected_seq`, and nothing was written.
+fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
+    let new_seq = update.expected_seq + update.events.len() as i64;
+    let changed = tx
+        .prepare_cached(sql::UPDATE_GAME)
+        .and_then(|mut statement| {
+            statement.execute(params![
+                update.status,
+                update.ply,
+                update.to_move,
+                update.outcome.as_ref().map(json),
+                update.draw_offer,
+                update.takeback_offer,
+                new_seq,
+                update.now,
+                update.clock.as_ref().map(json),
+                update.deadline,
+                update.reminder_at,
+                update.id,
+                update.expected_seq,
+            ])
+        })
+        .map_err(store_error)?;
+    if changed != 1 {
+        return Ok(false);
+    }
+    for (seat, player) in &update.sit {
+        let sat = tx
+            .prepare_cached(sql::SIT)
+            .and_then(|mut statement| statement.execute(params![player, update.id, seat]))
+            .map_err(store_error)?;
+        if sat != 1 {
+            return Err(ChangeError::Own(StoreError::Conflict));
+        }
+    }
+    if let Some(ply) = update.delete_move {
+        tx.prepare_cached(sql::DELETE_MOVE)
+            .and_then(|mut statement| statement.execute(params![update.id, ply]))
+            .map_err(store_error)?;
+    }
+    if let Some(m) = &update.insert_move {
+        tx.prepare_cached(sql::INSERT_MOVE)
+            .and_then(|mut statement| {
+                statement.execute(params![
+                    update.id,
+                    m.ply,
+                    m.seat,
+                    m.player_id,
+                    m.notation,
+                    m.effect,
+                    m.message,
+                    update.now
+                ])
+            })
+            .map_err(store_error)?;
+    }
+    insert_game_events(tx, update.id, update.expected_seq + 1, &update.events, update.now)?;
+    insert_player_events(tx, update.id, &update.player_events, update.now)?;
+    Ok(true)
+}
+
+fn insert_game_events(tx: &Transaction, game_id: i64, first_seq: i64, events: &[Event], now: i64) -> ChangeResult<()> {
+    let mut insert = tx.prepare_cached(sql::INSERT_GAME_EVENT).map_err(store_error)?;
+    for (seq, event) in (first_seq..).zip(events) {
+        insert
+            .execute(params![game_id, seq, event.kind, json(&event.payload), now])
+            .map_err(store_error)?;
+    }
+    Ok(())
+}
+
+/// Numbers each player event from its player's counter and stores it, its
+/// payload naming the game.
+fn insert_player_events(tx: &Transaction, game_id: i64, events: &[PlayerEvent], now: i64) -> ChangeResult<()> {
+    let mut next = tx.prepare_cached(sql::NEXT_PLAYER_EVENT).map_err(store_error)?;
+    let mut insert = tx.prepare_cached(sql::INSERT_PLAYER_EVENT).map_err(store_error)?;
+    for event in events {
+        let seq: i64 = next
+            .query_row(params![event.player_id], |row| row.get(0))
+            .map_err(store_error)?;
+        let mut payload = event.payload.clone();
+        if let Value::Object(map) = &mut payload {
+            map.insert("game".to_owned(), Value::from(game_id));
+        }
+        insert
+            .execute(params![event.player_id, seq, event.kind, json(&payload), now])
+            .map_err(store_error)?;
+    }
+    Ok(())
+}
