@@ -203,44 +203,53 @@ macro_rules! impl_notify_store {
                 }
 
                 async fn enqueue(&self, outboxes: Vec<Outbox>, now: i64) -> StoreResult<usize> {
-                    if outboxes.is_empty() {
-                        return Ok(0);
-                    }
-                    let _gate = self.gate.enter().await;
-                    let mut tx = self.pool.begin().await?;
+                    // SQLite has one writer: one transaction (one fsync)
+                    // carries the whole pass. PostgreSQL locks rows, and a
+                    // transaction holding many players' rows would deadlock
+                    // with the game writer taking them in another order:
+                    // there, one player per transaction.
+                    let per_transaction = if self.gate.is_single_writer() {
+                        outboxes.len()
+                    } else {
+                        1
+                    };
                     let mut queued = 0;
-                    for outbox in outboxes {
-                        let moved = sqlx::query("UPDATE players SET notify_seq = $1 WHERE id = $2 AND notify_seq = $3")
-                            .bind(outbox.to)
-                            .bind(outbox.player_id)
-                            .bind(outbox.from)
-                            .execute(&mut *tx)
-                            .await?
-                            .rows_affected();
-                        if moved != 1 {
-                            continue;
+                    for chunk in outboxes.chunks(per_transaction.max(1)) {
+                        let _gate = self.gate.enter().await;
+                        let mut tx = self.pool.begin().await?;
+                        for outbox in chunk {
+                            let moved =
+                                sqlx::query("UPDATE players SET notify_seq = $1 WHERE id = $2 AND notify_seq = $3")
+                                    .bind(outbox.to)
+                                    .bind(outbox.player_id)
+                                    .bind(outbox.from)
+                                    .execute(&mut *tx)
+                                    .await?
+                                    .rows_affected();
+                            if moved != 1 {
+                                continue;
+                            }
+                            queued += 1;
+                            for d in &outbox.deliveries {
+                                sqlx::query(
+                                    "INSERT INTO deliveries (player_id, event_seq, channel, kind, status, attempts, \
+                                     next_attempt_at, created_at, updated_at) \
+                                     VALUES ($1, $2, $3, $4, 'pending', 0, $5, $6, $6) \
+                                     ON CONFLICT (player_id, event_seq, channel) DO NOTHING",
+                                )
+                                .bind(outbox.player_id)
+                                .bind(d.event_seq)
+                                .bind(d.channel)
+                                .bind(&d.kind)
+                                .bind(d.due_at)
+                                .bind(now)
+                                .execute(&mut *tx)
+                                .await
+                                .map_err(StoreError::from_write)?;
+                            }
                         }
-                        queued += 1;
-                        let player_id = outbox.player_id;
-                        for d in outbox.deliveries {
-                            sqlx::query(
-                                "INSERT INTO deliveries (player_id, event_seq, channel, kind, status, attempts, \
-                             next_attempt_at, created_at, updated_at) \
-                             VALUES ($1, $2, $3, $4, 'pending', 0, $5, $6, $6) \
-                             ON CONFLICT (player_id, event_seq, channel) DO NOTHING",
-                            )
-                            .bind(player_id)
-                            .bind(d.event_seq)
-                            .bind(d.channel)
-                            .bind(d.kind)
-                            .bind(d.due_at)
-                            .bind(now)
-                            .execute(&mut *tx)
-                            .await
-                            .map_err(StoreError::from_write)?;
-                        }
+                        tx.commit().await?;
                     }
-                    tx.commit().await?;
                     Ok(queued)
                 }
 
