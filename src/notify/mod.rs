@@ -292,16 +292,26 @@ impl Notifier {
 
     async fn enqueue(&self) -> Result<(), crate::store::StoreError> {
         let mut outboxes = Vec::new();
-        for (player_id, cursor) in self.store.outbox(BATCH).await? {
-            let settings = self.store.notify_settings(player_id).await?;
-            let Some(player) = self.store.player_by_id(player_id).await? else {
+        for waiting in self.store.outbox(BATCH).await? {
+            let (player_id, cursor, settings) = (waiting.player_id, waiting.cursor, &waiting.settings);
+            let email_usable = self.mailer.is_some() && waiting.email.is_some();
+            let webhook_usable = settings.webhook_url.is_some() && settings.webhook_secret.is_some();
+            if !email_usable && !webhook_usable {
+                // Nothing can reach this player: their events are passed
+                // over unread.
+                outboxes.push(Outbox {
+                    player_id,
+                    from: cursor,
+                    to: waiting.event_seq,
+                    deliveries: Vec::new(),
+                });
                 continue;
-            };
+            }
             let events = self.store.player_events(player_id, cursor, 500).await?;
             let Some(last) = events.last().map(|e| e.seq) else {
                 continue;
             };
-            let choices = NotifyChoices::stored(&settings);
+            let choices = NotifyChoices::stored(settings);
             let now = now();
             let mut deliveries = Vec::new();
             for event in &events {
@@ -309,9 +319,9 @@ impl Notifier {
                     let (usable, due_at) = match channel {
                         Channel::Email => {
                             let due = if settings.digest { self.digest_slot(now) } else { now };
-                            (self.mailer.is_some() && player.email.is_some(), due)
+                            (email_usable, due)
                         }
-                        Channel::Webhook => (settings.webhook_url.is_some() && settings.webhook_secret.is_some(), now),
+                        Channel::Webhook => (webhook_usable, now),
                     };
                     if usable {
                         deliveries.push(NewDelivery {

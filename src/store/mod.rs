@@ -17,7 +17,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 pub use group_commit::CommitStats;
-pub use notify::{DeliveryRow, NewDelivery, NotifySettings, NotifyStore, Outbox, SettingsUpdate};
+pub use notify::{DeliveryRow, NewDelivery, NotifySettings, NotifyStore, Outbox, SettingsUpdate, Waiting};
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 

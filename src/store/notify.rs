@@ -26,6 +26,18 @@ pub struct SettingsUpdate {
     pub digest: Option<bool>,
 }
 
+/// A player with events not yet turned into deliveries.
+#[derive(Clone, Debug)]
+pub struct Waiting {
+    pub player_id: i64,
+    /// The last event turned into deliveries.
+    pub cursor: i64,
+    /// The player's last event.
+    pub event_seq: i64,
+    pub email: Option<String>,
+    pub settings: NotifySettings,
+}
+
 /// One player's events turned into deliveries: their cursor moves from
 /// `from` to `to`.
 #[derive(Clone, Debug)]
@@ -66,8 +78,9 @@ pub trait NotifyStore: Send + Sync {
     async fn player_by_id(&self, id: i64) -> StoreResult<Option<Player>>;
     async fn notify_settings(&self, player_id: i64) -> StoreResult<NotifySettings>;
     async fn update_notify_settings(&self, player_id: i64, update: SettingsUpdate) -> StoreResult<()>;
-    /// Players with events not yet turned into deliveries: `(id, cursor)`.
-    async fn outbox(&self, limit: i64) -> StoreResult<Vec<(i64, i64)>>;
+    /// Players with events not yet turned into deliveries, with what the
+    /// notifier needs to know about them.
+    async fn outbox(&self, limit: i64) -> StoreResult<Vec<Waiting>>;
     /// Moves each player's cursor and creates their deliveries, all in one
     /// transaction (one fsync per pass, however many players). A player
     /// whose cursor another process moved first is skipped. Returns how
@@ -102,7 +115,7 @@ macro_rules! impl_notify_store {
             use sqlx::Row;
 
             use super::$store;
-            use crate::store::notify::{DeliveryRow, NotifySettings, NotifyStore, Outbox, SettingsUpdate};
+            use crate::store::notify::{DeliveryRow, NotifySettings, NotifyStore, Outbox, SettingsUpdate, Waiting};
             use crate::store::Store as _;
             use crate::store::{EventRow, Player, StoreError, StoreResult};
 
@@ -189,16 +202,30 @@ macro_rules! impl_notify_store {
                     Ok(())
                 }
 
-                async fn outbox(&self, limit: i64) -> StoreResult<Vec<(i64, i64)>> {
+                async fn outbox(&self, limit: i64) -> StoreResult<Vec<Waiting>> {
                     let rows = sqlx::query(
-                        "SELECT id, notify_seq FROM players WHERE event_seq > notify_seq ORDER BY id LIMIT $1",
+                        "SELECT id, notify_seq, event_seq, email, notify, webhook_url, webhook_secret, digest \
+                         FROM players WHERE event_seq > notify_seq ORDER BY id LIMIT $1",
                     )
                     .bind(limit)
                     .fetch_all(&self.pool)
                     .await?;
                     Ok(rows
                         .iter()
-                        .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+                        .map(|row| {
+                            Ok(Waiting {
+                                player_id: row.try_get(0)?,
+                                cursor: row.try_get(1)?,
+                                event_seq: row.try_get(2)?,
+                                email: row.try_get(3)?,
+                                settings: NotifySettings {
+                                    notify: row.try_get(4)?,
+                                    webhook_url: row.try_get(5)?,
+                                    webhook_secret: row.try_get(6)?,
+                                    digest: row.try_get(7)?,
+                                },
+                            })
+                        })
                         .collect::<Result<_, sqlx::Error>>()?)
                 }
 
