@@ -135,11 +135,6 @@ fn open(path: &PathBuf) -> rusqlite::Result<Connection> {
     connection.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))?;
     connection.pragma_update(None, "synchronous", "FULL")?;
     connection.pragma_update(None, "foreign_keys", "ON")?;
-    connection.pragma_update(
-        None,
-        "wal_autocheckpoint",
-        std::env::var("WALCK").unwrap_or("1000".into()),
-    )?;
     Ok(connection)
 }
 
