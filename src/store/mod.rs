@@ -2,8 +2,11 @@
 //! chosen once at start-up from the database URL.
 //!
 //! Both backends run the same SQL (numbered `$n` parameters work in both), so
-//! the statements live once in [`impl_store!`] and each backend module
-//! instantiates it with its own pool type, connection options and migrations.
+//! the reads and small writes live once in [`impl_store!`], which each
+//! backend module instantiates with its own pool type, connection options and
+//! migrations. Games are written by each backend's group-commit writer
+//! (`sqlite/writer.rs` on a thread of its own through rusqlite,
+//! `postgres.rs` through sqlx), from the statements of [`sql`].
 
 mod group_commit;
 pub mod notify;
