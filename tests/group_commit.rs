@@ -8,9 +8,41 @@ mod common;
 use common::Database;
 use futures_util::future::join_all;
 use serde_json::json;
-use tavoliere::store::{self, Event, GameUpdate, NewGame, NewMove, PlayerEvent, StoreError};
+use std::sync::Arc;
+
+use tavoliere::store::{self, Event, GameUpdate, NewGame, NewMove, Player, PlayerEvent, Store, StoreError};
 
 const GAMES: usize = 120;
+
+/// A fresh store with two players.
+async fn alice_and_bob() -> (Database, Arc<dyn Store>, Player, Player) {
+    let database = Database::new().await;
+    let store = store::connect(&database.url).await.expect("store");
+    let alice = store
+        .create_player("alice", "alice", None, "x", 0)
+        .await
+        .expect("alice");
+    let bob = store.create_player("bob", "bob", None, "x", 0).await.expect("bob");
+    (database, store, alice, bob)
+}
+
+/// A Gravity game with both seats taken, created by the first player.
+fn a_game(players: (i64, i64)) -> NewGame {
+    NewGame {
+        game: "gravity".to_owned(),
+        variant: "standard".to_owned(),
+        public: true,
+        created_by: players.0,
+        time_control: None,
+        seats: vec![(Some(players.0), None), (Some(players.1), None)],
+        now: 0,
+        events: vec![Event {
+            kind: "created",
+            payload: json!({}),
+        }],
+        player_events: Vec::new(),
+    }
+}
 
 fn a_move(id: i64, expected_seq: i64, ply: i64, players: (i64, i64)) -> GameUpdate {
     let (mover, other) = if ply % 2 == 1 { players } else { (players.1, players.0) };
@@ -51,34 +83,12 @@ fn a_move(id: i64, expected_seq: i64, ply: i64, players: (i64, i64)) -> GameUpda
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_games_share_transactions_and_each_keeps_its_guard() {
-    let database = Database::new().await;
-    let store = store::connect(&database.url).await.expect("store");
     // Two players in every game: their streams receive events from many
     // updates of one batch.
-    let alice = store
-        .create_player("alice", "alice", None, "x", 0)
-        .await
-        .expect("alice");
-    let bob = store.create_player("bob", "bob", None, "x", 0).await.expect("bob");
+    let (database, store, alice, bob) = alice_and_bob().await;
     let mut ids = Vec::new();
     for _ in 0..GAMES {
-        let id = store
-            .create_game(NewGame {
-                game: "gravity".to_owned(),
-                variant: "standard".to_owned(),
-                public: true,
-                created_by: alice.id,
-                time_control: None,
-                seats: vec![(Some(alice.id), None), (Some(bob.id), None)],
-                now: 0,
-                events: vec![Event {
-                    kind: "created",
-                    payload: json!({}),
-                }],
-                player_events: Vec::new(),
-            })
-            .await
-            .expect("a game");
+        let id = store.create_game(a_game((alice.id, bob.id))).await.expect("a game");
         ids.push(id);
     }
     let players = (alice.id, bob.id);
@@ -164,31 +174,11 @@ async fn many_games_share_transactions_and_each_keeps_its_guard() {
 /// it, creations among them, still commit.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_change_that_fails_half_way_fails_alone_and_leaves_nothing() {
-    let database = Database::new().await;
-    let store = store::connect(&database.url).await.expect("store");
-    let alice = store
-        .create_player("alice", "alice", None, "x", 0)
-        .await
-        .expect("alice");
-    let bob = store.create_player("bob", "bob", None, "x", 0).await.expect("bob");
+    let (database, store, alice, bob) = alice_and_bob().await;
     let players = (alice.id, bob.id);
-    let new_game = || NewGame {
-        game: "gravity".to_owned(),
-        variant: "standard".to_owned(),
-        public: true,
-        created_by: alice.id,
-        time_control: None,
-        seats: vec![(Some(alice.id), None), (Some(bob.id), None)],
-        now: 0,
-        events: vec![Event {
-            kind: "created",
-            payload: json!({}),
-        }],
-        player_events: Vec::new(),
-    };
     let mut ids = Vec::new();
     for _ in 0..20 {
-        ids.push(store.create_game(new_game()).await.expect("a game"));
+        ids.push(store.create_game(a_game(players)).await.expect("a game"));
     }
     let broken = ids[7];
     let mut bad = a_move(broken, 1, 1, players);
@@ -205,7 +195,7 @@ async fn a_change_that_fails_half_way_fails_alone_and_leaves_nothing() {
     });
     let creations = (0..10).map(|_| {
         let store = store.clone();
-        let game = new_game();
+        let game = a_game(players);
         async move { store.create_game(game).await }
     });
     let (moved, created) = tokio::join!(join_all(moves), join_all(creations));

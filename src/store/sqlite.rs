@@ -19,6 +19,13 @@ pub struct SqliteStore {
 
 impl SqliteStore {
     pub async fn connect(url: &str) -> Result<SqliteStore, sqlx::Error> {
+        if url.contains(":memory:") || url.contains("mode=memory") {
+            // The game writer has a connection of its own, which could not
+            // see the pool's in-memory database.
+            return Err(sqlx::Error::Configuration(
+                "an in-memory SQLite database cannot be used: give a file (sqlite://tavoliere.db)".into(),
+            ));
+        }
         let options = SqliteConnectOptions::from_str(url)?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
