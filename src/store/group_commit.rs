@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
-use super::{Event, GameUpdate, NewGame, NewMove, StoreError, StoreResult};
+use super::{Event, GameUpdate, NewGame, NewMove, Outbox, StoreError, StoreResult};
 
 /// The most updates one transaction carries; more wait for the next.
 const MAX_BATCH: usize = 512;
@@ -30,10 +30,17 @@ const MAX_BATCH: usize = 512;
 /// Updates waiting for the writer; callers beyond this wait to queue.
 const QUEUE_CAPACITY: usize = 16 * 1024;
 
-/// A write the writer task carries: a game created or a game changed.
+/// A write the writer task carries: a game created or a game changed, or
+/// players' events turned into notifications. Players' counters (events,
+/// notifications) are written only here, so no two transactions of this
+/// process hold players' rows against each other.
 pub enum Change {
     Create(NewGame),
     Update(GameUpdate),
+    /// Moves each player's notification cursor and creates their
+    /// deliveries, at `now`; a cursor another process moved first is
+    /// passed over.
+    Notify(Vec<Outbox>, i64),
 }
 
 /// What a committed [`Change`] did.
@@ -42,6 +49,8 @@ pub enum Done {
     /// The game with this id was created.
     Created(i64),
     Updated,
+    /// This many players' cursors moved.
+    Notified(usize),
 }
 
 struct Pending {
@@ -78,7 +87,7 @@ pub fn split_plain(batch: &[Change]) -> (Vec<usize>, Vec<usize>) {
                 let first = seen.insert(update.id);
                 first && update.sit.is_empty() && update.delete_move.is_none()
             }
-            Change::Create(_) => false,
+            Change::Create(_) | Change::Notify(..) => false,
         };
         if is_plain {
             plain.push(i);
@@ -269,9 +278,18 @@ impl GroupCommit {
     pub async fn create(&self, game: NewGame) -> StoreResult<i64> {
         match self.submit(Change::Create(game)).await? {
             Done::Created(id) => Ok(id),
-            Done::Updated => Err(StoreError::Db(sqlx::Error::Protocol(
-                "a creation was answered as an update".to_owned(),
-            ))),
+            other => Err(mismatch(other)),
+        }
+    }
+
+    /// Queues notifications; how many players' cursors moved.
+    pub async fn notify(&self, outboxes: Vec<Outbox>, now: i64) -> StoreResult<usize> {
+        if outboxes.is_empty() {
+            return Ok(0);
+        }
+        match self.submit(Change::Notify(outboxes, now)).await? {
+            Done::Notified(players) => Ok(players),
+            other => Err(mismatch(other)),
         }
     }
 
@@ -287,4 +305,9 @@ impl GroupCommit {
             updates: self.counters.updates.load(Ordering::Relaxed),
         }
     }
+}
+
+/// A writer answered a change with another kind of result: a bug.
+fn mismatch(done: Done) -> StoreError {
+    StoreError::Db(sqlx::Error::Protocol(format!("the writer answered {done:?}")))
 }

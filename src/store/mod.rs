@@ -206,11 +206,6 @@ impl WriteGate {
         }
     }
 
-    /// Whether this process's writers take turns (SQLite).
-    pub fn is_single_writer(&self) -> bool {
-        self.0.is_some()
-    }
-
     /// [`WriteGate::enter`] for a thread outside the runtime.
     pub fn blocking_enter(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
         self.0.as_ref().map(|gate| gate.blocking_lock())

@@ -82,9 +82,9 @@ pub trait NotifyStore: Send + Sync {
     /// notifier needs to know about them.
     async fn outbox(&self, limit: i64) -> StoreResult<Vec<Waiting>>;
     /// Moves each player's cursor and creates their deliveries, all in one
-    /// transaction (one fsync per pass, however many players). A player
-    /// whose cursor another process moved first is skipped. Returns how
-    /// many players' cursors moved.
+    /// transaction of the game writer (one fsync per pass, however many
+    /// players). A player whose cursor another process moved first is
+    /// skipped. Returns how many players' cursors moved.
     async fn enqueue(&self, outboxes: Vec<Outbox>, now: i64) -> StoreResult<usize>;
     /// Pending deliveries due at `now`, oldest first.
     async fn due_deliveries(&self, now: i64, limit: i64) -> StoreResult<Vec<DeliveryRow>>;
@@ -117,7 +117,7 @@ macro_rules! impl_notify_store {
             use super::$store;
             use crate::store::notify::{DeliveryRow, NotifySettings, NotifyStore, Outbox, SettingsUpdate, Waiting};
             use crate::store::Store as _;
-            use crate::store::{EventRow, Player, StoreError, StoreResult};
+            use crate::store::{EventRow, Player, StoreResult};
 
             const DELIVERY_COLUMNS: &str = "id, player_id, event_seq, channel, kind, status, attempts, \
                  next_attempt_at, last_error, created_at, updated_at";
@@ -230,54 +230,9 @@ macro_rules! impl_notify_store {
                 }
 
                 async fn enqueue(&self, outboxes: Vec<Outbox>, now: i64) -> StoreResult<usize> {
-                    // SQLite has one writer: one transaction (one fsync)
-                    // carries the whole pass. PostgreSQL locks rows, and a
-                    // transaction holding many players' rows would deadlock
-                    // with the game writer taking them in another order:
-                    // there, one player per transaction.
-                    let per_transaction = if self.gate.is_single_writer() {
-                        outboxes.len()
-                    } else {
-                        1
-                    };
-                    let mut queued = 0;
-                    for chunk in outboxes.chunks(per_transaction.max(1)) {
-                        let _gate = self.gate.enter().await;
-                        let mut tx = self.pool.begin().await?;
-                        for outbox in chunk {
-                            let moved =
-                                sqlx::query("UPDATE players SET notify_seq = $1 WHERE id = $2 AND notify_seq = $3")
-                                    .bind(outbox.to)
-                                    .bind(outbox.player_id)
-                                    .bind(outbox.from)
-                                    .execute(&mut *tx)
-                                    .await?
-                                    .rows_affected();
-                            if moved != 1 {
-                                continue;
-                            }
-                            queued += 1;
-                            for d in &outbox.deliveries {
-                                sqlx::query(
-                                    "INSERT INTO deliveries (player_id, event_seq, channel, kind, status, attempts, \
-                                     next_attempt_at, created_at, updated_at) \
-                                     VALUES ($1, $2, $3, $4, 'pending', 0, $5, $6, $6) \
-                                     ON CONFLICT (player_id, event_seq, channel) DO NOTHING",
-                                )
-                                .bind(outbox.player_id)
-                                .bind(d.event_seq)
-                                .bind(d.channel)
-                                .bind(&d.kind)
-                                .bind(d.due_at)
-                                .bind(now)
-                                .execute(&mut *tx)
-                                .await
-                                .map_err(StoreError::from_write)?;
-                            }
-                        }
-                        tx.commit().await?;
-                    }
-                    Ok(queued)
+                    // Through the game writer, the only writer of players'
+                    // counters in this process.
+                    self.commits.notify(outboxes, now).await
                 }
 
                 async fn due_deliveries(&self, now: i64, limit: i64) -> StoreResult<Vec<DeliveryRow>> {

@@ -265,7 +265,7 @@ impl PgStore {
             .iter()
             .filter_map(|&i| match &batch[i] {
                 Change::Update(update) => Some(update),
-                Change::Create(_) => None,
+                Change::Create(_) | Change::Notify(..) => None,
             })
             .collect();
         let applied = Self::apply_plain(&mut tx, &plain_updates).await?;
@@ -295,6 +295,7 @@ impl PgStore {
         Ok(match change {
             Change::Create(game) => Some(Done::Created(Self::apply_create(tx, game).await?)),
             Change::Update(update) => Self::apply_update(tx, update).await?.then_some(Done::Updated),
+            Change::Notify(outboxes, now) => Some(Done::Notified(Self::apply_notify(tx, outboxes, *now).await?)),
         })
     }
 
@@ -317,6 +318,41 @@ impl PgStore {
         }
         Ok(())
     }
+    /// Moves players' notification cursors and creates their deliveries
+    /// inside `tx`; how many cursors moved.
+    async fn apply_notify(
+        tx: &mut Transaction<'_, Postgres>,
+        outboxes: &[super::Outbox],
+        now: i64,
+    ) -> StoreResult<usize> {
+        let mut moved = 0;
+        for outbox in outboxes {
+            let cursor = sqlx::query(sql::MOVE_NOTIFY_CURSOR)
+                .bind(outbox.to)
+                .bind(outbox.player_id)
+                .bind(outbox.from)
+                .execute(&mut **tx)
+                .await?;
+            if cursor.rows_affected() != 1 {
+                continue;
+            }
+            moved += 1;
+            for d in &outbox.deliveries {
+                sqlx::query(sql::INSERT_DELIVERY)
+                    .bind(outbox.player_id)
+                    .bind(d.event_seq)
+                    .bind(d.channel)
+                    .bind(&d.kind)
+                    .bind(d.due_at)
+                    .bind(now)
+                    .execute(&mut **tx)
+                    .await
+                    .map_err(StoreError::from_write)?;
+            }
+        }
+        Ok(moved)
+    }
+
     /// Writes a new game inside `tx`; its id.
     async fn apply_create(tx: &mut Transaction<'_, Postgres>, game: &NewGame) -> StoreResult<i64> {
         let full = game.seats.iter().all(|(player, _)| player.is_some());

@@ -31,3 +31,11 @@ pub const NEXT_PLAYER_EVENT: &str = "UPDATE players SET event_seq = event_seq + 
 
 pub const INSERT_PLAYER_EVENT: &str =
     "INSERT INTO player_events (player_id, seq, kind, payload, created_at) VALUES ($1, $2, $3, $4, $5)";
+
+/// Moves a player's notification cursor from `$3` to `$1`; matches
+/// nothing when another process moved it first.
+pub const MOVE_NOTIFY_CURSOR: &str = "UPDATE players SET notify_seq = $1 WHERE id = $2 AND notify_seq = $3";
+
+pub const INSERT_DELIVERY: &str = "INSERT INTO deliveries (player_id, event_seq, channel, kind, status, attempts, \
+     next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, 'pending', 0, $5, $6, $6) \
+     ON CONFLICT (player_id, event_seq, channel) DO NOTHING";

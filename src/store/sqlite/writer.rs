@@ -16,7 +16,7 @@ use rusqlite::{params, Connection, ErrorCode, OpenFlags, Transaction, Transactio
 use serde_json::Value;
 
 use crate::store::group_commit::{Change, Done};
-use crate::store::{sql, Event, GameUpdate, NewGame, PlayerEvent, StoreError, StoreResult, WriteGate};
+use crate::store::{sql, Event, GameUpdate, NewGame, Outbox, PlayerEvent, StoreError, StoreResult, WriteGate};
 
 /// How long a write waits for another process's write lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -172,7 +172,31 @@ fn apply(tx: &Transaction, change: &Change) -> ChangeResult<Option<Done>> {
     match change {
         Change::Create(game) => create(tx, game).map(|id| Some(Done::Created(id))),
         Change::Update(update) => Ok(update_game(tx, update)?.then_some(Done::Updated)),
+        Change::Notify(outboxes, now) => notify(tx, outboxes, *now).map(|players| Some(Done::Notified(players))),
     }
+}
+
+/// How many players' cursors moved.
+fn notify(tx: &Transaction, outboxes: &[Outbox], now: i64) -> ChangeResult<usize> {
+    let mut move_cursor = tx.prepare_cached(sql::MOVE_NOTIFY_CURSOR).map_err(store_error)?;
+    let mut insert = tx.prepare_cached(sql::INSERT_DELIVERY).map_err(store_error)?;
+    let mut moved = 0;
+    for outbox in outboxes {
+        if move_cursor
+            .execute(params![outbox.to, outbox.player_id, outbox.from])
+            .map_err(store_error)?
+            != 1
+        {
+            continue;
+        }
+        moved += 1;
+        for d in &outbox.deliveries {
+            insert
+                .execute(params![outbox.player_id, d.event_seq, d.channel, d.kind, d.due_at, now])
+                .map_err(store_error)?;
+        }
+    }
+    Ok(moved)
 }
 
 fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
