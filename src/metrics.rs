@@ -138,13 +138,13 @@ impl Metrics {
         counter(
             &mut out,
             "tavoliere_commit_transactions_total",
-            "Transactions that carried game updates.",
+            "Transactions of the group-commit writer.",
             commits.transactions,
         );
         counter(
             &mut out,
             "tavoliere_commit_updates_total",
-            "Game updates committed.",
+            "Changes committed by the group-commit writer: game creations, game updates, notifier passes.",
             commits.updates,
         );
         render_process(&mut out);

@@ -63,7 +63,7 @@ struct Pending {
 pub struct CommitStats {
     /// Transactions that carried game updates.
     pub transactions: u64,
-    /// Changes (creations and updates) committed.
+    /// Changes (creations, updates, notifier passes) committed.
     pub updates: u64,
 }
 
