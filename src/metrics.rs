@@ -134,7 +134,7 @@ impl Metrics {
         out.push_str("# TYPE tavoliere_move_duration_seconds histogram\n");
         self.move_seconds
             .render(&mut out, "tavoliere_move_duration_seconds", "");
-        // Group commit at work: updates per transaction is their ratio.
+        // Group commit at work: changes per transaction is their ratio.
         counter(
             &mut out,
             "tavoliere_commit_transactions_total",

@@ -782,17 +782,29 @@ async fn catalogue_analysis_health_metrics_and_openapi() {
     teardown(database, server).await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_servers_on_one_database_never_double_a_move() {
+/// Two servers on one database, and a Gravity game (alice, bob) that both
+/// hold in memory at ply 0.
+async fn two_servers_one_hot_game() -> (Database, TestServer, TestServer, i64, String, String) {
     let database = Database::new().await;
     let one = TestServer::start(&database).await;
     let two = TestServer::start(&database).await;
     let (id, alice, bob) = gravity(&one).await;
-    // Both servers have the game hot.
     for server in [&one, &two] {
         let (s, _) = server.get(&format!("/games/{id}"), None).await;
         assert_eq!(s, StatusCode::OK);
     }
+    (database, one, two, id, alice, bob)
+}
+
+async fn stop_both(database: Database, one: TestServer, two: TestServer) {
+    one.stop().await;
+    two.stop().await;
+    database.remove().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_servers_on_one_database_never_double_a_move() {
+    let (database, one, two, id, alice, bob) = two_servers_one_hot_game().await;
     let mut ply = 0;
     for round in 0..3 {
         let (_, state) = one.get(&format!("/games/{id}"), None).await;
@@ -837,9 +849,7 @@ async fn two_servers_on_one_database_never_double_a_move() {
             assert_eq!(history["moves"].as_array().unwrap().len(), ply as usize);
         }
     }
-    one.stop().await;
-    two.stop().await;
-    database.remove().await;
+    stop_both(database, one, two).await;
 }
 
 /// Each server decides moves from its copy of the game in memory. When the
@@ -847,16 +857,8 @@ async fn two_servers_on_one_database_never_double_a_move() {
 /// from it must be checked against the database, and a move accepted.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stale_copy_in_memory_never_refuses_a_good_move() {
-    let database = Database::new().await;
-    let one = TestServer::start(&database).await;
-    let two = TestServer::start(&database).await;
-    let (id, alice, bob) = gravity(&one).await;
+    let (database, one, two, id, alice, bob) = two_servers_one_hot_game().await;
     let moves = format!("/games/{id}/moves");
-    // Both servers hold the game at ply 0.
-    for server in [&one, &two] {
-        let (s, _) = server.get(&format!("/games/{id}"), None).await;
-        assert_eq!(s, StatusCode::OK);
-    }
     let (s, _) = one.post(&moves, Some(&alice), json!({ "move": "a1", "ply": 0 })).await;
     assert_eq!(s, StatusCode::CREATED);
     // Server two still thinks it is alice's turn at ply 0.
@@ -881,9 +883,7 @@ async fn a_stale_copy_in_memory_never_refuses_a_good_move() {
         .map(|m| m["move"].as_str().unwrap())
         .collect();
     assert_eq!(played, ["a1", "a2", "a3"]);
-    one.stop().await;
-    two.stop().await;
-    database.remove().await;
+    stop_both(database, one, two).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

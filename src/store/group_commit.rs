@@ -30,10 +30,11 @@ const MAX_BATCH: usize = 512;
 /// Updates waiting for the writer; callers beyond this wait to queue.
 const QUEUE_CAPACITY: usize = 16 * 1024;
 
-/// A write the writer task carries: a game created or a game changed, or
-/// players' events turned into notifications. Players' counters (events,
-/// notifications) are written only here, so no two transactions of this
-/// process hold players' rows against each other.
+/// A write the writer carries: a game created or a game changed, or
+/// players' events turned into notifications. The notifier's pass rides in
+/// the writer's transaction rather than its own: on PostgreSQL a separate
+/// transaction holding many players' rows deadlocked with the writer, which
+/// takes them in another order.
 pub enum Change {
     Create(NewGame),
     Update(GameUpdate),
@@ -61,7 +62,7 @@ struct Pending {
 /// How much grouping happened, for `/metrics`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CommitStats {
-    /// Transactions that carried game updates.
+    /// Transactions of the writer.
     pub transactions: u64,
     /// Changes (creations, updates, notifier passes) committed.
     pub updates: u64,

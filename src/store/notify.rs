@@ -230,8 +230,7 @@ macro_rules! impl_notify_store {
                 }
 
                 async fn enqueue(&self, outboxes: Vec<Outbox>, now: i64) -> StoreResult<usize> {
-                    // Through the game writer, the only writer of players'
-                    // counters in this process.
+                    // In the game writer's next transaction (see `Change`).
                     self.commits.notify(outboxes, now).await
                 }
 

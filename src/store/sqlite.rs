@@ -39,8 +39,14 @@ impl SqliteStore {
             .await?;
         sqlx::migrate!("migrations/sqlite").run(&pool).await?;
         let gate = super::WriteGate::one_writer();
-        let mut writer = writer::Writer::new(options.get_filename().to_owned(), gate.clone());
-        let commits = GroupCommit::spawn_thread(move |batch| writer.commit(&batch)).map_err(sqlx::Error::Io)?;
+        let mut writer = writer::Writer::new(options.get_filename().to_owned());
+        let turns = gate.clone();
+        let commits = GroupCommit::spawn_thread(move |batch| {
+            // Taking turns with this process's other writers.
+            let _turn = turns.blocking_enter();
+            writer.commit(&batch)
+        })
+        .map_err(sqlx::Error::Io)?;
         Ok(SqliteStore { pool, commits, gate })
     }
 }

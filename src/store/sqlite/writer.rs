@@ -16,14 +16,13 @@ use rusqlite::{params, Connection, ErrorCode, OpenFlags, Transaction, Transactio
 use serde_json::Value;
 
 use crate::store::group_commit::{Change, Done};
-use crate::store::{sql, Event, GameUpdate, NewGame, Outbox, PlayerEvent, StoreError, StoreResult, WriteGate};
+use crate::store::{sql, Event, GameUpdate, NewGame, Outbox, PlayerEvent, StoreError, StoreResult};
 
 /// How long a write waits for another process's write lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub struct Writer {
     path: PathBuf,
-    gate: WriteGate,
     /// Opened on first use and again after a failure.
     connection: Option<Connection>,
 }
@@ -45,21 +44,14 @@ impl From<rusqlite::Error> for Failure {
 }
 
 impl Writer {
-    /// A writer of the database file at `path`, taking turns with this
-    /// process's other writers at `gate`.
-    pub fn new(path: PathBuf, gate: WriteGate) -> Writer {
-        Writer {
-            path,
-            gate,
-            connection: None,
-        }
+    /// A writer of the database file at `path`.
+    pub fn new(path: PathBuf) -> Writer {
+        Writer { path, connection: None }
     }
 
     /// Writes `batch` in one transaction; one final result per change, in
     /// order, and how many transactions committed.
     pub fn commit(&mut self, batch: &[Change]) -> (Vec<StoreResult<Done>>, u64) {
-        let gate = self.gate.clone();
-        let _turn = gate.blocking_enter();
         let mut refused: Vec<Option<StoreError>> = batch.iter().map(|_| None).collect();
         // Each failed attempt sets one change aside, so this ends.
         loop {
