@@ -227,3 +227,64 @@ async fn a_change_that_fails_half_way_fails_alone_and_leaves_nothing() {
     drop(store);
     database.remove().await;
 }
+
+/// Frames in the WAL of the SQLite database at `path`, read by a connection
+/// of its own.
+fn wal_frames(path: &std::path::Path) -> i64 {
+    let connection = rusqlite::Connection::open(path).expect("open the database");
+    // (busy, frames in the log, frames copied); a passive checkpoint
+    // changes no frame count.
+    connection
+        .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| row.get(1))
+        .expect("the WAL's size")
+}
+
+/// SQLite only, whatever `TEST_DATABASE_URL` says: the game writer copies
+/// the WAL into the database once a batch is answered (not inside a
+/// `COMMIT`), and the log then starts again from its beginning.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sqlite_writer_checkpoints_between_batches_and_the_log_starts_again() {
+    let dir = std::env::temp_dir().join(format!(
+        "tavoliere_test_wal_{}_{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default()
+    ));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let path = dir.join("wal.db");
+    let store = store::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .expect("store");
+    let alice = store
+        .create_player("alice", "alice", None, "x", 0)
+        .await
+        .expect("alice");
+    let bob = store.create_player("bob", "bob", None, "x", 0).await.expect("bob");
+    let players = (alice.id, bob.id);
+    let id = store.create_game(a_game(players)).await.expect("a game");
+    // One move per transaction: a few frames each, hundreds in all.
+    let mut ply = 0;
+    let mut play = |store: Arc<dyn Store>| {
+        ply += 1;
+        let update = a_move(id, ply, ply, players);
+        async move { store.update_game(update).await.expect("a move") }
+    };
+    for _ in 0..200 {
+        play(store.clone()).await;
+    }
+    // A pause longer than the checkpoint interval, then a move: the writer
+    // answers it, then copies the whole log. The next move writes the log
+    // from its start.
+    tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    play(store.clone()).await;
+    play(store.clone()).await;
+    let frames = wal_frames(&path);
+    assert!(
+        frames < 50,
+        "{frames} frames in the log: it was not copied and started again"
+    );
+    drop(store);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -55,6 +55,8 @@ async fn plays_over_http_and_the_check_catches_what_is_not_stored() {
     // Torri does not end under random play: it is resigned at the limit.
     options.game_choices = vec!["gravity".parse().expect("gravity"), "torri".parse().expect("torri")];
     options.max_plies = 40;
+    // Paced, so the pacing (its alarm thread, its schedule) is exercised too.
+    options.rate = Some(400.0);
     options.acked_out = Some(acked_path.clone());
     let report = play_report(loadtest::run(&options).await.expect("the run"));
     println!("{}", Report::Play(Box::new(report.clone())));
@@ -65,7 +67,13 @@ async fn plays_over_http_and_the_check_catches_what_is_not_stored() {
         "no game resigned at the ply limit: {report:?}"
     );
     assert!(report.errors.is_empty(), "{:?}", report.errors);
-    assert!(report.ack_latency.is_some_and(|l| l.count == report.moves_acked));
+    // The first second is the warm-up: played and verified, not measured.
+    assert!(
+        report.moves_measured > 0 && report.moves_measured < report.moves_acked,
+        "{report:?}"
+    );
+    assert!(report.ack_latency.is_some_and(|l| l.count == report.moves_measured));
+    assert!(report.send_lag.is_some_and(|l| l.count == report.moves_measured));
     assert!(report.commit_to_frame.is_none(), "no frames over HTTP");
     assert!(
         report.server_after.resident_memory_bytes.is_some(),
@@ -151,6 +159,31 @@ async fn plays_over_websocket_and_times_the_opponents_frames() {
     let check = report.verification.expect("verified");
     assert!(check.passed, "{check}");
     assert_eq!(check.moves_stored, report.moves_acked);
+    server.stop().await;
+    database.remove().await;
+}
+
+#[tokio::test]
+async fn a_warmup_as_long_as_the_run_is_refused_before_anything_is_sent() {
+    let database = Database::new().await;
+    let server = TestServer::start(&database).await;
+    let mut options = Options::for_url(&server.base);
+    options.duration = Duration::from_secs(1);
+    options.warmup = Duration::from_secs(1);
+    match loadtest::run(&options).await {
+        Err(LoadError::Usage(message)) => assert!(message.contains("--warmup"), "{message}"),
+        other => panic!("expected a usage error, got {other:?}"),
+    }
+    let metrics = reqwest::get(format!("{}/metrics", server.base))
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("metrics read");
+    assert!(
+        !metrics.contains("route=\"/api/v1/players\""),
+        "nobody registered: {metrics}"
+    );
     server.stop().await;
     database.remove().await;
 }

@@ -16,6 +16,7 @@
 //! It only ever targets loopback (checked before any request) and always
 //! stops by itself. README.md, "Load testing", has the commands.
 
+mod alarm;
 mod client;
 mod idle;
 pub mod options;
@@ -53,6 +54,8 @@ pub enum LoadError {
     AckedFile { path: PathBuf, error: String },
     #[error("{0}")]
     Usage(String),
+    #[error("starting the pacing thread: {0}")]
+    Pacing(std::io::Error),
     #[error("internal error: {0}")]
     Internal(String),
 }

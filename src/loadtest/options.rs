@@ -45,6 +45,12 @@ pub struct Options {
     /// play: how long to send moves, e.g. `10s`, `500ms`, `2m`.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     pub duration: Duration,
+    /// play: moves due in this first part of the run are played and
+    /// verified but left out of the throughput and latency figures: at the
+    /// start every game in flight opens at once, which is not the steady
+    /// state the figures describe. `0s` measures from the first move.
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    pub warmup: Duration,
     /// play: target of acknowledged moves per second over all games, paced
     /// open-loop: each game slot sends a move every `games / rate` seconds
     /// (slots staggered), and latency is measured from the scheduled time,

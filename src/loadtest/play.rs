@@ -8,6 +8,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures_util::{stream, StreamExt, TryStreamExt};
 
+use super::alarm::Alarm;
 use super::client::{Api, GameView, MoveAnswer, RequestError};
 use super::options::{GameChoice, Options, Transport};
 use super::report::PlayReport;
@@ -28,7 +29,8 @@ const PASSWORD: &str = "loadtest password";
 /// slots share the rate, their phases staggered), whenever the answers come.
 /// A stall of the server leaves later moves overdue and their latency,
 /// counted from when they were due, shows it in full. Opening the slot's
-/// next game is client work, not a move: the schedule restarts after it.
+/// next game is client work, not a move: a tick that passes meanwhile is
+/// skipped, and the slot keeps its phase.
 struct Pacer {
     next: Instant,
     interval: Duration,
@@ -41,9 +43,23 @@ impl Pacer {
         due
     }
 
-    /// A new game starts: its first move is due now at the earliest.
+    /// A new game starts: its first move is due at the slot's first tick
+    /// from now. Starting late slots "now" instead bunched them: all slots
+    /// open a game at the start, the server answers them in a few batches,
+    /// and each batch of slots then moved together for the whole run, a
+    /// burst of dozens of moves every interval instead of an even rate.
     fn restart(&mut self) {
-        self.next = self.next.max(Instant::now());
+        self.restart_at(Instant::now());
+    }
+
+    fn restart_at(&mut self, now: Instant) {
+        if self.next >= now {
+            return;
+        }
+        let interval = self.interval.as_nanos().max(1);
+        let behind = (now - self.next).as_nanos();
+        let ticks = behind.div_ceil(interval);
+        self.next += Duration::from_nanos(u64::try_from(ticks * interval).unwrap_or(u64::MAX));
     }
 }
 
@@ -61,6 +77,10 @@ struct Plan {
     slot_interval: Option<Duration>,
     slot_count: usize,
     started: Instant,
+    /// Moves due before this are the warm-up: played and verified, not
+    /// measured.
+    measured_from: Instant,
+    alarm: Alarm,
 }
 
 /// A player of the run.
@@ -76,11 +96,24 @@ enum Mover {
     Ws(Vec<PlayerSocket>, SentMoves),
 }
 
+impl Mover {
+    /// Over WebSocket, the opponents' frames of the move making `ply` are
+    /// timed from now; only measured moves are.
+    fn time_frames_of(&self, game: i64, ply: i64) {
+        if let Mover::Ws(_, sent) = self {
+            ws_locked(sent).insert((game, ply), Instant::now());
+        }
+    }
+}
+
 /// What one slot (a game in flight, then the next) saw.
 #[derive(Default)]
 struct SlotResult {
     acked: Vec<AckedMove>,
     ack_latency: Samples,
+    send_lag: Samples,
+    /// Acknowledged moves due after the warm-up.
+    measured_moves: u64,
     errors: BTreeMap<String, u64>,
     transport_errors: u64,
     retries_acked: u64,
@@ -101,6 +134,12 @@ impl SlotResult {
 }
 
 pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> {
+    if options.warmup >= options.duration {
+        return Err(LoadError::Usage(format!(
+            "--warmup ({:?}) must be shorter than --duration ({:?}); --warmup 0s measures from the first move",
+            options.warmup, options.duration
+        )));
+    }
     let setup_started = Instant::now();
     let seats = options.game_choices.iter().map(GameChoice::seats).max().unwrap_or(2);
     let slots = options.games as usize;
@@ -125,6 +164,8 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
         slot_interval: options.rate.map(|rate| Duration::from_secs_f64(slots as f64 / rate)),
         slot_count: slots,
         started,
+        measured_from: started + options.warmup,
+        alarm: Alarm::start().map_err(LoadError::Pacing)?,
     });
     let mut tasks = Vec::with_capacity(slots);
     for (index, (slot_players, mover)) in players.into_iter().zip(movers).enumerate() {
@@ -163,9 +204,12 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
         setup_seconds: setup.as_secs_f64(),
         seconds: elapsed.as_secs_f64(),
         moves_acked: total.acked.len() as u64,
-        moves_per_second: total.acked.len() as f64 / elapsed.as_secs_f64().max(1e-9),
+        warmup_seconds: options.warmup.as_secs_f64(),
+        moves_measured: total.measured_moves,
+        moves_per_second: total.measured_moves as f64 / elapsed.saturating_sub(options.warmup).as_secs_f64().max(1e-9),
         retries_acked: total.retries_acked,
         ack_latency: total.ack_latency.summary(),
+        send_lag: total.send_lag.summary(),
         commit_to_frame: ws.then(|| total.frames.commit_to_frame.summary()).flatten(),
         send_to_frame: ws.then(|| total.frames.send_to_frame.summary()).flatten(),
         resyncs: total.frames.snapshots.saturating_sub(total.subscriptions),
@@ -182,6 +226,8 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
 fn merge(total: &mut SlotResult, slot: SlotResult) {
     total.acked.extend(slot.acked);
     total.ack_latency.merge(slot.ack_latency);
+    total.send_lag.merge(slot.send_lag);
+    total.measured_moves += slot.measured_moves;
     for (kind, count) in slot.errors {
         *total.errors.entry(kind).or_default() += count;
     }
@@ -279,6 +325,12 @@ async fn play_slot(
         }),
     };
     while Instant::now() < plan.deadline {
+        if chooser.pacer.as_ref().is_some_and(|pacer| pacer.next >= plan.deadline) {
+            // No move of a new game would be due in time. Opening one anyway
+            // made every slot open a game in the run's last interval, a
+            // burst of writes that slowed the last moves.
+            break;
+        }
         let choice = plan.choices[(slot + round) % plan.choices.len()];
         round += 1;
         let seated = &players[..choice.seats()];
@@ -398,15 +450,26 @@ async fn play_game(
             if due >= plan.deadline {
                 return;
             }
-            tokio::time::sleep_until(due.into()).await;
+            plan.alarm.until(due).await;
         }
         let sent = Instant::now();
-        let answer = send_move(api, players, mover, seat, game, &notation, state.ply).await;
         // Open loop: from when the move was due, so a stall counts in full.
-        let latency = due.unwrap_or(sent).elapsed();
+        let scheduled = due.unwrap_or(sent);
+        let measured = scheduled >= plan.measured_from;
+        if let (Some(due), true) = (due, measured) {
+            result.send_lag.record(sent.saturating_duration_since(due));
+        }
+        if measured {
+            mover.time_frames_of(game, state.ply + 1);
+        }
+        let answer = send_move(api, players, mover, seat, game, &notation, state.ply).await;
+        let latency = scheduled.elapsed();
         match answer {
             Ok(answer) => {
-                result.ack_latency.record(latency);
+                if measured {
+                    result.ack_latency.record(latency);
+                    result.measured_moves += 1;
+                }
                 if !answer.created {
                     result.retries_acked += 1;
                 }
@@ -452,9 +515,31 @@ async fn send_move(
 ) -> Result<MoveAnswer, RequestError> {
     match mover {
         Mover::Http => api.play(&players[seat].token, game, notation, ply).await,
-        Mover::Ws(sockets, sent) => {
-            ws_locked(sent).insert((game, ply + 1), Instant::now());
-            sockets[seat].play(game, notation, ply).await
-        }
+        Mover::Ws(sockets, _) => sockets[seat].play(game, notation, ply).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_late_slot_restarts_on_its_own_phase() {
+        let start = Instant::now();
+        let interval = Duration::from_millis(10);
+        let mut pacer = Pacer {
+            next: start + Duration::from_millis(3),
+            interval,
+        };
+        pacer.restart_at(start + Duration::from_millis(25));
+        assert_eq!(pacer.next, start + Duration::from_millis(33));
+        // On a tick exactly: that tick.
+        pacer.restart_at(start + Duration::from_millis(33));
+        assert_eq!(pacer.next, start + Duration::from_millis(33));
+        // Not late: unchanged.
+        pacer.restart_at(start + Duration::from_millis(30));
+        assert_eq!(pacer.next, start + Duration::from_millis(33));
+        assert_eq!(pacer.ticket(), start + Duration::from_millis(33));
+        assert_eq!(pacer.ticket(), start + Duration::from_millis(43));
     }
 }

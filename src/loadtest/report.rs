@@ -43,12 +43,21 @@ pub struct PlayReport {
     /// From the first move sent to the last answer received.
     pub seconds: f64,
     pub moves_acked: u64,
+    /// `--warmup`: moves due in these first seconds are played and
+    /// verified but left out of the figures below.
+    pub warmup_seconds: f64,
+    /// Acknowledged moves due after the warm-up.
+    pub moves_measured: u64,
+    /// Of the measured moves, over the run after the warm-up.
     pub moves_per_second: f64,
     /// Acknowledgements of a retry (`created: false`); none expected.
     pub retries_acked: u64,
     /// From the send (with `--rate`: from when the move was due) to its
     /// acknowledgement.
     pub ack_latency: Option<Summary>,
+    /// With `--rate`: how late the generator itself sent each move (its
+    /// timer and its share of the cores), included in `ack_latency`.
+    pub send_lag: Option<Summary>,
     /// ws: from the server's commit (`committed_us`) to an opponent's frame.
     pub commit_to_frame: Option<Summary>,
     /// ws: from the mover's send to an opponent's frame.
@@ -139,12 +148,16 @@ impl fmt::Display for Report {
                     ))
                 );
                 let _ = writeln!(out, "setup                  {:.2} s", r.setup_seconds);
+                let _ = writeln!(out, "moves acknowledged     {} in {:.2} s", r.moves_acked, r.seconds);
                 let _ = writeln!(
                     out,
-                    "moves acknowledged     {} in {:.2} s = {:.1} moves/s",
-                    r.moves_acked, r.seconds, r.moves_per_second
+                    "measured               {} after a {:.1} s warm-up = {:.1} moves/s",
+                    r.moves_measured, r.warmup_seconds, r.moves_per_second
                 );
                 latency(&mut out, "ack latency", &r.ack_latency);
+                if r.send_lag.is_some() {
+                    latency(&mut out, "of which send lag", &r.send_lag);
+                }
                 if r.transport == Transport::Ws {
                     latency(&mut out, "commit → frame", &r.commit_to_frame);
                     latency(&mut out, "send → frame", &r.send_to_frame);

@@ -89,9 +89,9 @@ fn now_us() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
 }
 
-/// When each move of a game in flight was sent, by `(game, ply)`: shared by
-/// the sockets of one game's players, so an opponent's frame can be timed
-/// from the send.
+/// When each measured move of a game in flight was sent, by `(game, ply)`:
+/// shared by the sockets of one game's players, so an opponent's frame can
+/// be timed from the send.
 pub type SentMoves = Arc<Mutex<HashMap<(i64, i64), Instant>>>;
 
 /// What a socket's reader measured.
@@ -241,18 +241,20 @@ async fn read(
             }
             Some("event") if frame["kind"] == "move" && frame["data"]["seat"].as_i64() != Some(seat) => {
                 let received = now_us();
-                let mut frames = locked(&frames);
-                if let Some(committed) = frame["committed_us"].as_i64() {
-                    frames
-                        .commit_to_frame
-                        .record_us(u64::try_from(received - committed).unwrap_or(0));
-                }
                 let key = (
                     frame["game"].as_i64().unwrap_or(0),
                     frame["data"]["ply"].as_i64().unwrap_or(0),
                 );
-                if let Some(at) = locked(&sent).get(&key) {
-                    frames.send_to_frame.record(at.elapsed());
+                // Only the measured moves (after the warm-up) are listed.
+                let Some(send_to_frame) = locked(&sent).get(&key).map(Instant::elapsed) else {
+                    continue;
+                };
+                let mut frames = locked(&frames);
+                frames.send_to_frame.record(send_to_frame);
+                if let Some(committed) = frame["committed_us"].as_i64() {
+                    frames
+                        .commit_to_frame
+                        .record_us(u64::try_from(received - committed).unwrap_or(0));
                 }
             }
             Some("snapshot") => locked(&frames).snapshots += 1,
