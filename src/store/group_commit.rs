@@ -173,18 +173,6 @@ pub struct NumberedPlayerEvent {
     pub created_at: i64,
 }
 
-/// A writer that blocks, run by [`GroupCommit::spawn_thread`].
-pub trait BlockingWriter: Send + 'static {
-    /// Writes a batch in as few transactions as it can: one result per
-    /// change, in order, each final (committed or refused), and how many
-    /// transactions it took.
-    fn commit(&mut self, batch: Vec<Change>) -> (Vec<StoreResult<Done>>, u64);
-
-    /// Upkeep that need not delay a batch's answers, done once they are
-    /// sent and before the next batch.
-    fn after_answer(&mut self) {}
-}
-
 /// The queue in front of the writer task.
 pub struct GroupCommit {
     sender: mpsc::Sender<Pending>,
@@ -257,9 +245,12 @@ impl GroupCommit {
         group_commit
     }
 
-    /// Starts the writer on a thread of its own, for a writer that blocks
-    /// (a synchronous database driver).
-    pub fn spawn_thread(mut writer: impl BlockingWriter) -> std::io::Result<GroupCommit> {
+    /// Starts the writer on a thread of its own, for a `commit` that
+    /// blocks (a synchronous database driver).
+    pub fn spawn_thread<F>(mut commit: F) -> std::io::Result<GroupCommit>
+    where
+        F: FnMut(Vec<Change>) -> (Vec<StoreResult<Done>>, u64) + Send + 'static,
+    {
         let (group_commit, mut queue) = GroupCommit::queue();
         std::thread::Builder::new()
             .name("group-commit".to_owned())
@@ -267,9 +258,8 @@ impl GroupCommit {
                 // Ends when the store (the only sender) is dropped.
                 while let Some(first) = queue.receiver.blocking_recv() {
                     let (changes, waiters) = queue.batch(first);
-                    let (results, transactions) = writer.commit(changes);
+                    let (results, transactions) = commit(changes);
                     queue.answer(waiters, results, transactions);
-                    writer.after_answer();
                 }
             })?;
         Ok(group_commit)

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
-use super::group_commit::{BlockingWriter, Change, Done, GroupCommit};
+use super::group_commit::GroupCommit;
 
 mod writer;
 
@@ -39,30 +39,15 @@ impl SqliteStore {
             .await?;
         sqlx::migrate!("migrations/sqlite").run(&pool).await?;
         let gate = super::WriteGate::one_writer();
-        let commits = GroupCommit::spawn_thread(GameWriter {
-            writer: writer::Writer::new(options.get_filename().to_owned()),
-            turns: gate.clone(),
+        let mut writer = writer::Writer::new(options.get_filename().to_owned());
+        let turns = gate.clone();
+        let commits = GroupCommit::spawn_thread(move |batch| {
+            // Taking turns with this process's other writers.
+            let _turn = turns.blocking_enter();
+            writer.commit(&batch)
         })
         .map_err(sqlx::Error::Io)?;
         Ok(SqliteStore { pool, commits, gate })
-    }
-}
-
-/// The game writer, taking turns with this process's other writers.
-struct GameWriter {
-    writer: writer::Writer,
-    turns: super::WriteGate,
-}
-
-impl BlockingWriter for GameWriter {
-    fn commit(&mut self, batch: Vec<Change>) -> (Vec<StoreResult<Done>>, u64) {
-        let _turn = self.turns.blocking_enter();
-        self.writer.commit(&batch)
-    }
-
-    /// No turn needed: a checkpoint takes no write lock.
-    fn after_answer(&mut self) {
-        self.writer.checkpoint_if_due();
     }
 }
 

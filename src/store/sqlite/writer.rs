@@ -7,18 +7,10 @@
 //! busy machine each round trip waited for a CPU: batches took about 10 ms,
 //! most of it spent queued, and that capped the whole server (BENCHMARKS.md).
 //! Readers keep sqlx's pool: in WAL mode they read while this writes.
-//!
-//! The WAL is checkpointed here too, but only once a batch's callers have
-//! their answers ([`Writer::checkpoint_if_due`]). SQLite's automatic
-//! checkpoint runs inside the `COMMIT` that crosses 1,000 frames, and that
-//! batch's answers waited for it: 1–4 ms several times a second at
-//! 2,500 moves/s. A checkpoint from another connection would not wait for
-//! anyone, but with the writer appending all the time it never copies the
-//! whole log, so the log is never restarted and grows without end.
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior};
 use serde_json::Value;
@@ -29,16 +21,10 @@ use crate::store::{sql, Event, GameUpdate, NewGame, Outbox, PlayerEvent, StoreEr
 /// How long a write waits for another process's write lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// How often the WAL is copied into the database while writes come: at
-/// 2,500 moves/s about 800 frames, near SQLite's own 1,000.
-const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
-
 pub struct Writer {
     path: PathBuf,
     /// Opened on first use and again after a failure.
     connection: Option<Connection>,
-    last_checkpoint: Instant,
-    commits_since_checkpoint: u64,
 }
 
 /// Why a batch's transaction did not commit.
@@ -60,32 +46,7 @@ impl From<rusqlite::Error> for Failure {
 impl Writer {
     /// A writer of the database file at `path`.
     pub fn new(path: PathBuf) -> Writer {
-        Writer {
-            path,
-            connection: None,
-            last_checkpoint: Instant::now(),
-            commits_since_checkpoint: 0,
-        }
-    }
-
-    /// Copies the WAL into the database when a commit came since the last
-    /// time and [`CHECKPOINT_EVERY`] has passed. Passive: readers are not
-    /// waited for, and what they still use is copied next time. Between
-    /// batches nothing is appended meanwhile, so the log is copied whole
-    /// and the next transaction writes it again from its start.
-    pub fn checkpoint_if_due(&mut self) {
-        if self.commits_since_checkpoint == 0 || self.last_checkpoint.elapsed() < CHECKPOINT_EVERY {
-            return;
-        }
-        self.last_checkpoint = Instant::now();
-        self.commits_since_checkpoint = 0;
-        let Some(connection) = &self.connection else {
-            return;
-        };
-        // A failed checkpoint loses nothing: the frames stay in the log.
-        if let Err(error) = connection.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
-            tracing::warn!(%error, "the SQLite writer's WAL checkpoint failed");
-        }
+        Writer { path, connection: None }
     }
 
     /// Writes `batch` in one transaction; one final result per change, in
@@ -105,7 +66,6 @@ impl Writer {
                             (None, None) => Err(StoreError::Conflict),
                         })
                         .collect();
-                    self.commits_since_checkpoint += 1;
                     return (results, 1);
                 }
                 Err(Failure::Change(index, error)) => refused[index] = Some(error),
@@ -157,8 +117,7 @@ impl Writer {
 }
 
 /// A connection with the durability sqlx's pool has: WAL, `synchronous =
-/// FULL`, foreign keys checked. It never checkpoints in a `COMMIT`: the
-/// writer does, after answering.
+/// FULL`, foreign keys checked.
 fn open(path: &PathBuf) -> rusqlite::Result<Connection> {
     let connection = Connection::open_with_flags(
         path,
@@ -168,7 +127,6 @@ fn open(path: &PathBuf) -> rusqlite::Result<Connection> {
     connection.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))?;
     connection.pragma_update(None, "synchronous", "FULL")?;
     connection.pragma_update(None, "foreign_keys", "ON")?;
-    connection.pragma_update(None, "wal_autocheckpoint", 0)?;
     Ok(connection)
 }
 
