@@ -55,10 +55,11 @@ pub struct Options {
     /// open-loop: each game slot sends a move every `games / rate` seconds
     /// (slots staggered), and latency is measured from the scheduled time,
     /// so a stalled server shows as latency rather than as fewer requests.
-    /// Opening a slot's next game restarts its schedule (that is client
-    /// work, not a move). A game has one move in flight at a time: give
-    /// enough `--games` for the rate. Without it, every game moves as fast
-    /// as it is answered.
+    /// A slot keeps its phase from game to game: a tick that passes while
+    /// it opens its next game (client work, not a move) is skipped. Moves
+    /// leave at their instant, woken by a thread of the generator's own.
+    /// A game has one move in flight at a time: give enough `--games` for
+    /// the rate. Without it, every game moves as fast as it is answered.
     #[arg(long, value_parser = parse_rate)]
     pub rate: Option<f64>,
     /// play: a game still running after this many moves is resigned (random
