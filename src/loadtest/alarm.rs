@@ -7,8 +7,7 @@
 //! sleeps to the next deadline with the OS's fine timer and wakes the
 //! waiting task.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::Instant;
@@ -18,10 +17,10 @@ use tokio::sync::oneshot;
 /// A clock that wakes tasks at their instants. Its thread ends when the
 /// last handle is dropped.
 #[derive(Clone)]
-pub struct Alarm {
-    shared: Arc<Shared>,
-    _stop: Arc<StopOnDrop>,
-}
+pub struct Alarm(Arc<Owner>);
+
+/// What the handles share; dropping it stops the thread.
+struct Owner(Arc<Shared>);
 
 struct Shared {
     wakes: Mutex<Wakes>,
@@ -30,35 +29,13 @@ struct Shared {
 
 #[derive(Default)]
 struct Wakes {
-    /// Earliest first; the number breaks ties, so senders are never compared.
-    due: BinaryHeap<Reverse<(Instant, u64, Waiting)>>,
+    /// By instant; the number tells apart waiters due at the same one.
+    due: BTreeMap<(Instant, u64), oneshot::Sender<()>>,
     next_number: u64,
     stopped: bool,
 }
 
-struct Waiting(oneshot::Sender<()>);
-
-impl PartialEq for Waiting {
-    fn eq(&self, _: &Waiting) -> bool {
-        true
-    }
-}
-impl Eq for Waiting {}
-impl PartialOrd for Waiting {
-    fn partial_cmp(&self, other: &Waiting) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Waiting {
-    fn cmp(&self, _: &Waiting) -> std::cmp::Ordering {
-        std::cmp::Ordering::Equal
-    }
-}
-
-/// Stops the thread when the last [`Alarm`] goes.
-struct StopOnDrop(Arc<Shared>);
-
-impl Drop for StopOnDrop {
+impl Drop for Owner {
     fn drop(&mut self) {
         lock(&self.0.wakes).stopped = true;
         self.0.changed.notify_one();
@@ -80,10 +57,7 @@ impl Alarm {
         thread::Builder::new()
             .name("loadtest-alarm".to_owned())
             .spawn(move || ring(&ringer))?;
-        Ok(Alarm {
-            _stop: Arc::new(StopOnDrop(shared.clone())),
-            shared,
-        })
+        Ok(Alarm(Arc::new(Owner(shared))))
     }
 
     /// Returns at `instant`, or at once when it has passed.
@@ -91,15 +65,19 @@ impl Alarm {
         if instant <= Instant::now() {
             return;
         }
+        let shared = &self.0 .0;
         let (wake, woken) = oneshot::channel();
         {
-            let mut wakes = lock(&self.shared.wakes);
+            let mut wakes = lock(&shared.wakes);
             let number = wakes.next_number;
             wakes.next_number += 1;
-            let earliest = wakes.due.peek().is_none_or(|Reverse((first, _, _))| instant < *first);
-            wakes.due.push(Reverse((instant, number, Waiting(wake))));
+            let earliest = wakes
+                .due
+                .first_key_value()
+                .is_none_or(|((first, _), _)| instant < *first);
+            wakes.due.insert((instant, number), wake);
             if earliest {
-                self.shared.changed.notify_one();
+                shared.changed.notify_one();
             }
         }
         // The sender goes only when it rings, or when the thread stops
@@ -115,17 +93,15 @@ fn ring(shared: &Shared) {
             return;
         }
         let now = Instant::now();
-        while let Some(Reverse((instant, _, _))) = wakes.due.peek() {
-            if *instant > now {
+        while let Some(entry) = wakes.due.first_entry() {
+            if entry.key().0 > now {
                 break;
             }
-            if let Some(Reverse((_, _, Waiting(wake)))) = wakes.due.pop() {
-                // A waiter that gave up has dropped its receiver.
-                let _ = wake.send(());
-            }
+            // A waiter that gave up has dropped its receiver.
+            let _ = entry.remove().send(());
         }
-        wakes = match wakes.due.peek() {
-            Some(Reverse((instant, _, _))) => {
+        wakes = match wakes.due.first_key_value() {
+            Some(((instant, _), _)) => {
                 let wait = instant.saturating_duration_since(now);
                 shared
                     .changed
@@ -167,7 +143,7 @@ mod tests {
     #[tokio::test]
     async fn the_thread_stops_with_the_last_handle() {
         let alarm = Alarm::start().unwrap();
-        let shared = alarm.shared.clone();
+        let shared = alarm.0 .0.clone();
         alarm.until(Instant::now() + Duration::from_millis(1)).await;
         drop(alarm);
         // The thread's own handle on the shared state goes when it ends.

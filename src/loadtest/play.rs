@@ -456,10 +456,10 @@ async fn play_game(
         // Open loop: from when the move was due, so a stall counts in full.
         let scheduled = due.unwrap_or(sent);
         let measured = scheduled >= plan.measured_from;
-        if let (Some(due), true) = (due, measured) {
-            result.send_lag.record(sent.saturating_duration_since(due));
-        }
         if measured {
+            if let Some(due) = due {
+                result.send_lag.record(sent.saturating_duration_since(due));
+            }
             mover.time_frames_of(game, state.ply + 1);
         }
         let answer = send_move(api, players, mover, seat, game, &notation, state.ply).await;

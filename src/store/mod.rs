@@ -114,6 +114,17 @@ pub struct PlayerEvent {
     pub payload: Value,
 }
 
+impl PlayerEvent {
+    /// The payload as stored: naming the game it came from.
+    pub fn payload_in(&self, game_id: i64) -> Value {
+        let mut payload = self.payload.clone();
+        if let Value::Object(map) = &mut payload {
+            map.insert("game".to_owned(), Value::from(game_id));
+        }
+        payload
+    }
+}
+
 /// A stored event, of either log.
 #[derive(Clone, Debug)]
 pub struct EventRow {
@@ -348,7 +359,6 @@ pub async fn connect(url: &str) -> Result<Arc<dyn Store>, sqlx::Error> {
 macro_rules! impl_store {
     ($store:ident, $db:ty, $backend:literal) => {
         use async_trait::async_trait;
-        use serde_json::Value;
         use sqlx::Row;
 
         use super::{
@@ -463,15 +473,11 @@ macro_rules! impl_store {
                         .bind(event.player_id)
                         .fetch_one(&mut **tx)
                         .await?;
-                    let mut payload = event.payload.clone();
-                    if let Value::Object(map) = &mut payload {
-                        map.insert("game".to_owned(), Value::from(game_id));
-                    }
                     sqlx::query(super::sql::INSERT_PLAYER_EVENT)
                         .bind(event.player_id)
                         .bind(seq)
                         .bind(event.kind)
-                        .bind(payload)
+                        .bind(event.payload_in(game_id))
                         .bind(now)
                         .execute(&mut **tx)
                         .await?;

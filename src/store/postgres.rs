@@ -4,11 +4,15 @@ use std::time::Duration;
 
 use std::collections::{HashMap, HashSet};
 
+use serde_json::Value;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{Postgres, Transaction};
 
-use super::group_commit::{split_plain, Change, Done, GroupCommit, PlainRows};
+use super::group_commit::{Change, Done, GroupCommit};
 use super::sql;
+
+mod plain;
+use plain::{split_plain, PlainRows};
 
 pub struct PgStore {
     pool: PgPool,
@@ -31,7 +35,7 @@ impl PgStore {
 }
 
 impl PgStore {
-    /// Writes plain updates (see [`super::group_commit::split_plain`]) with
+    /// Writes plain updates (see [`plain::split_plain`]) with
     /// one statement per table, however many: the guarded update of the
     /// games first, then the rows of the updates it let through. Returns
     /// the ids of the games updated. The rows travel as arrays, so each

@@ -306,12 +306,14 @@ fn insert_player_events(tx: &Transaction, game_id: i64, events: &[PlayerEvent], 
         let seq: i64 = next
             .query_row(params![event.player_id], |row| row.get(0))
             .map_err(store_error)?;
-        let mut payload = event.payload.clone();
-        if let Value::Object(map) = &mut payload {
-            map.insert("game".to_owned(), Value::from(game_id));
-        }
         insert
-            .execute(params![event.player_id, seq, event.kind, json(&payload), now])
+            .execute(params![
+                event.player_id,
+                seq,
+                event.kind,
+                json(&event.payload_in(game_id)),
+                now
+            ])
             .map_err(store_error)?;
     }
     Ok(())
