@@ -517,12 +517,21 @@ async fn the_lobby_open_seats_invitations_filters_and_pages() {
     assert_eq!(s, StatusCode::OK, "{b}");
     assert_eq!(b["status"], "active");
     assert_eq!(b["to_move_player"], "carol");
+    // The join answers, and the next move is decided, from the game as the
+    // join left it in memory: both are the game as stored.
+    let (_, stored) = server.get(&format!("/games/{open_id}"), Some(&carol)).await;
+    assert_eq!(b, stored);
+    let (s, moved) = server.play(open_id, &carol, "d4", 0).await;
+    assert_eq!(s, StatusCode::CREATED, "{moved}");
+    let (_, stored) = server.get(&format!("/games/{open_id}"), Some(&carol)).await;
+    assert_eq!(moved["game"], stored);
+    assert_eq!(stored["seats"][0]["player"], "carol");
     let (s, b) = server.post_empty(&format!("/games/{open_id}/join"), Some(&bob)).await;
     assert_error(s, &b, StatusCode::CONFLICT, "game_not_open");
-    // turn=me.
-    let (_, mine) = server.get("/games?turn=me", Some(&carol)).await;
-    assert_eq!(mine["games"].as_array().unwrap().len(), 1);
+    // turn=me: after carol's move, alice's.
     let (_, mine) = server.get("/games?turn=me", Some(&alice)).await;
+    assert_eq!(mine["games"].as_array().unwrap().len(), 1);
+    let (_, mine) = server.get("/games?turn=me", Some(&carol)).await;
     assert!(mine["games"].as_array().unwrap().is_empty());
     let (s, b) = server.get("/games?turn=me", None).await;
     assert_error(s, &b, StatusCode::UNAUTHORIZED, "unauthorized");

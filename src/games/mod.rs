@@ -439,7 +439,13 @@ impl Games {
                 return Ok(game.clone());
             }
         }
-        let moves = self.store.moves(record.row.id, None).await?;
+        // `ply` counts the stored moves: a game at ply 0 (every new game)
+        // has none to read.
+        let moves = if record.row.ply == 0 {
+            Vec::new()
+        } else {
+            self.store.moves(record.row.id, None).await?
+        };
         let game = replay(record, &moves)?;
         hot.seq = record.row.event_seq;
         hot.game = Some(game.clone());
@@ -696,9 +702,19 @@ impl Games {
                 let pauses = self.pauses_at(&record, update.to_move, first).await?;
                 self.schedule(&record, &mut update, clock, &pauses);
             }
+            // The game as this join leaves it: the commit cannot know the
+            // sitter's name, so the cache is filled in here, sparing the
+            // answer and the first move a read.
+            let mut seated = record.clone();
+            seated.row.apply(&update);
+            if let Some(s) = seated.seats.iter_mut().find(|s| s.seat == chosen) {
+                s.player = Some((player.id, player.name.clone()));
+            }
             if self.commit(&mut hot, &record, update, game).await? {
+                let game = hot.game.clone().ok_or_else(|| Error::internal("a committed join left no position"))?;
+                hot.record = Some(seated.clone());
                 drop(hot);
-                return self.state(Some(player), id, None).await;
+                return self.render(&seated, &game, Some(player), None).await;
             }
         }
         Err(Self::busy())
