@@ -152,10 +152,18 @@ impl Metrics {
     }
 }
 
-/// The process's resident memory and open file descriptors, the standard
-/// Prometheus process metrics, read from `/proc` (Linux; elsewhere they are
-/// left out). The load generator reads them before and after a run.
+/// The process's resident memory, open file descriptors and CPU time, the
+/// standard Prometheus process metrics, read from `/proc` (Linux; elsewhere
+/// they are left out). The load generator reads them before and after a run.
 fn render_process(out: &mut String) {
+    if let Some(seconds) = std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|stat| parse_cpu_seconds(&stat))
+    {
+        out.push_str("# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n");
+        out.push_str("# TYPE process_cpu_seconds_total counter\n");
+        let _ = writeln!(out, "process_cpu_seconds_total {seconds}");
+    }
     if let Some(bytes) = resident_memory_bytes() {
         out.push_str("# HELP process_resident_memory_bytes Resident memory size in bytes.\n");
         out.push_str("# TYPE process_resident_memory_bytes gauge\n");
@@ -175,6 +183,21 @@ fn resident_memory_bytes() -> Option<u64> {
     parse_vm_rss(&status)
 }
 
+/// `/proc` counts CPU time in ticks of `USER_HZ`, which the kernel's ABI
+/// fixes at 100 per second whatever its own tick rate.
+const USER_HZ: f64 = 100.0;
+
+/// User plus system time of `/proc/self/stat`, in seconds: fields 14 and
+/// 15, counted after the command name, which may itself hold spaces and
+/// parentheses (so from the last `)`).
+fn parse_cpu_seconds(stat: &str) -> Option<f64> {
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    let mut fields = after_name.split_whitespace().skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some((user + system) as f64 / USER_HZ)
+}
+
 fn parse_vm_rss(status: &str) -> Option<u64> {
     let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
     let kib: u64 = line["VmRSS:".len()..].trim().strip_suffix("kB")?.trim().parse().ok()?;
@@ -190,11 +213,21 @@ mod tests {
         assert_eq!(super::parse_vm_rss("Name:\tx\n"), None);
     }
 
+    #[test]
+    fn cpu_time_is_read_after_the_command_name() {
+        // A name with a space and a parenthesis; utime 250, stime 50 ticks.
+        let stat = "4242 (tav (x) y) S 1 4242 4242 0 -1 4194560 900 0 0 0 250 50 0 0 20 0 7 0 100 0";
+        assert_eq!(super::parse_cpu_seconds(stat), Some(3.0));
+        assert_eq!(super::parse_cpu_seconds("4242 (tav) S 1 2"), None);
+        assert_eq!(super::parse_cpu_seconds("no name"), None);
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn metrics_show_the_process() {
         let text = super::Metrics::default().render(crate::store::CommitStats::default());
         assert!(text.contains("\nprocess_resident_memory_bytes "), "{text}");
         assert!(text.contains("\nprocess_open_fds "), "{text}");
+        assert!(text.contains("\nprocess_cpu_seconds_total "), "{text}");
     }
 }

@@ -79,6 +79,14 @@ async fn plays_over_http_and_the_check_catches_what_is_not_stored() {
         report.server_after.resident_memory_bytes.is_some(),
         "/metrics shows the memory"
     );
+    // The server worked for its moves, and the machine was busy meanwhile.
+    assert!(report.server_cpu_us_per_move.is_some_and(|us| us > 0.0), "{report:?}");
+    assert!(
+        report
+            .host_cpu
+            .is_some_and(|h| h.busy_percent > 0.0 && h.busy_percent <= 100.0),
+        "{report:?}"
+    );
     let check = report.verification.expect("verified");
     assert!(check.passed, "{check}");
     assert_eq!(check.acked_moves, report.moves_acked);

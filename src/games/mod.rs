@@ -711,7 +711,10 @@ impl Games {
                 s.player = Some((player.id, player.name.clone()));
             }
             if self.commit(&mut hot, &record, update, game).await? {
-                let game = hot.game.clone().ok_or_else(|| Error::internal("a committed join left no position"))?;
+                let game = hot
+                    .game
+                    .clone()
+                    .ok_or_else(|| Error::internal("a committed join left no position"))?;
                 hot.record = Some(seated.clone());
                 drop(hot);
                 return self.render(&seated, &game, Some(player), None).await;

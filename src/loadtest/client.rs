@@ -134,6 +134,8 @@ struct Events {
 pub struct ProcessFigures {
     pub resident_memory_bytes: Option<u64>,
     pub open_fds: Option<u64>,
+    /// User plus system CPU time since the server started.
+    pub cpu_seconds: Option<f64>,
 }
 
 /// The server's URL after the loopback check, and the one address every
@@ -337,8 +339,9 @@ impl Api {
             _ => String::new(),
         };
         ProcessFigures {
-            resident_memory_bytes: metric(&text, "process_resident_memory_bytes"),
-            open_fds: metric(&text, "process_open_fds"),
+            resident_memory_bytes: metric(&text, "process_resident_memory_bytes").map(|n| n as u64),
+            open_fds: metric(&text, "process_open_fds").map(|n| n as u64),
+            cpu_seconds: metric(&text, "process_cpu_seconds_total"),
         }
     }
 }
@@ -372,12 +375,11 @@ fn refusal(status: StatusCode, body: &[u8]) -> RequestError {
 }
 
 /// The value of an unlabelled sample in Prometheus text format.
-fn metric(text: &str, name: &str) -> Option<u64> {
+fn metric(text: &str, name: &str) -> Option<f64> {
     text.lines()
         .filter_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
         .find_map(|value| value.trim().parse::<f64>().ok())
         .filter(|value| value.is_finite() && *value >= 0.0)
-        .map(|value| value as u64)
 }
 
 #[cfg(test)]
@@ -386,9 +388,10 @@ mod tests {
 
     #[test]
     fn metrics_are_read_by_name() {
-        let text = "# HELP x\nprocess_resident_memory_bytes_total 1\nprocess_resident_memory_bytes 4096\nprocess_open_fds 12\n";
-        assert_eq!(metric(text, "process_resident_memory_bytes"), Some(4096));
-        assert_eq!(metric(text, "process_open_fds"), Some(12));
+        let text = "# HELP x\nprocess_resident_memory_bytes_total 1\nprocess_resident_memory_bytes 4096\nprocess_open_fds 12\nprocess_cpu_seconds_total 1.25\n";
+        assert_eq!(metric(text, "process_resident_memory_bytes"), Some(4096.0));
+        assert_eq!(metric(text, "process_open_fds"), Some(12.0));
+        assert_eq!(metric(text, "process_cpu_seconds_total"), Some(1.25));
         assert_eq!(metric(text, "missing"), None);
     }
 

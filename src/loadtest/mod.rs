@@ -6,7 +6,8 @@
 //!
 //! - [`Mode::Play`]: players register, open games, and play random legal
 //!   moves over HTTP or WebSocket; throughput, acknowledgement latency,
-//!   commit-to-frame latency, errors, server memory; then the replay check
+//!   commit-to-frame latency, errors, server memory and CPU, the machine's
+//!   load (`host.rs`); then the replay check
 //!   ([`verify`]).
 //! - [`Mode::Idle`]: many idle authenticated WebSockets; server memory per
 //!   connection.
@@ -18,6 +19,7 @@
 
 mod alarm;
 mod client;
+mod host;
 mod idle;
 pub mod options;
 mod play;

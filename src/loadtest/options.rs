@@ -12,7 +12,7 @@ use clap::{Args, Parser, ValueEnum};
 use crate::rules::catalogue::{self, GameInfo, VariantInfo};
 
 /// Drives a running Tavoliere server from outside, like real clients, and
-/// reports throughput, latency, errors and server memory. It only ever
+/// reports throughput, latency, errors, server memory and CPU. It only ever
 /// targets loopback and always stops by itself.
 #[derive(Clone, Debug, Args)]
 pub struct Options {

@@ -10,6 +10,7 @@ use futures_util::{stream, StreamExt, TryStreamExt};
 
 use super::alarm::Alarm;
 use super::client::{Api, GameView, MoveAnswer, RequestError};
+use super::host::CpuTicks;
 use super::options::{GameChoice, Options, Transport};
 use super::report::PlayReport;
 use super::stats::Samples;
@@ -156,6 +157,7 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
     // After the setup: registering hashes passwords, whose memory the
     // allocator may keep; the figures are about playing.
     let before = api.process_figures().await;
+    let host_before = CpuTicks::read();
     let started = Instant::now();
     let plan = Arc::new(Plan {
         choices: options.game_choices.clone(),
@@ -181,6 +183,12 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
     }
     let elapsed = started.elapsed();
     let after = api.process_figures().await;
+    let host_cpu = host_before.zip(CpuTicks::read()).and_then(|(b, a)| b.until(a));
+    let moves_acked = total.acked.len() as u64;
+    let server_cpu_us_per_move = match (before.cpu_seconds, after.cpu_seconds) {
+        (Some(b), Some(a)) if moves_acked > 0 => Some((a - b) * 1e6 / moves_acked as f64),
+        _ => None,
+    };
     let games: BTreeSet<i64> = total.games.iter().copied().collect();
     if let Some(path) = &options.acked_out {
         verify::write_acked(path, &total.acked)?;
@@ -203,7 +211,7 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
         rate_target: options.rate,
         setup_seconds: setup.as_secs_f64(),
         seconds: elapsed.as_secs_f64(),
-        moves_acked: total.acked.len() as u64,
+        moves_acked,
         warmup_seconds: options.warmup.as_secs_f64(),
         moves_measured: total.measured_moves,
         moves_per_second: total.measured_moves as f64 / elapsed.saturating_sub(options.warmup).as_secs_f64().max(1e-9),
@@ -219,6 +227,8 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
         games_resigned: total.resigned,
         server_before: before,
         server_after: after,
+        server_cpu_us_per_move,
+        host_cpu,
         verification,
     })
 }

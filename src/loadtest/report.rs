@@ -6,6 +6,7 @@ use std::fmt::{self, Write as _};
 use serde::Serialize;
 
 use super::client::ProcessFigures;
+use super::host::HostCpu;
 use super::options::{GameChoice, Transport};
 use super::stats::Summary;
 use super::verify::Verification;
@@ -73,6 +74,11 @@ pub struct PlayReport {
     pub games_resigned: u64,
     pub server_before: ProcessFigures,
     pub server_after: ProcessFigures,
+    /// The server's CPU time over the run (warm-up included) per
+    /// acknowledged move.
+    pub server_cpu_us_per_move: Option<f64>,
+    /// The whole machine over the run: server, database and generator.
+    pub host_cpu: Option<HostCpu>,
     pub verification: Option<Verification>,
 }
 
@@ -180,6 +186,16 @@ impl fmt::Display for Report {
                     count(r.server_before.open_fds),
                     count(r.server_after.open_fds)
                 );
+                if let Some(us) = r.server_cpu_us_per_move {
+                    let _ = writeln!(out, "server CPU             {us:.0} µs per acknowledged move");
+                }
+                if let Some(host) = r.host_cpu {
+                    let _ = writeln!(
+                        out,
+                        "host CPU               {:.0}% busy, {:.1}% stolen by the hypervisor (all cores)",
+                        host.busy_percent, host.steal_percent
+                    );
+                }
                 match &r.verification {
                     Some(v) => {
                         let _ = writeln!(out, "{v}");
