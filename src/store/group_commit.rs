@@ -2,7 +2,7 @@
 //!
 //! A durable commit costs an fsync (SQLite's WAL with `synchronous = FULL`)
 //! or a WAL flush (PostgreSQL), whatever it carries. So game updates do not
-//! commit one by one: they queue here, and a writer takes
+//! commit one by one: they queue here, and a single writer task takes
 //! everything that queued while the previous transaction was committing and
 //! writes it in the next one. Under light load a batch holds one update and
 //! nothing waits longer than before; under heavy load one fsync carries
@@ -11,11 +11,6 @@
 //! Each update keeps its own guard (the game's event number), so a batch can
 //! commit some updates and refuse others. Every caller hears its own result
 //! only after the transaction carrying it committed.
-//!
-//! A backend that locks rows (PostgreSQL) may run several writers on one
-//! queue: while one waits for its commit, the next takes what queued
-//! meanwhile. A game never has two changes in flight (its lock is held
-//! until its commit is answered), so writers never race on a game.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -101,14 +96,12 @@ impl Queue {
         }
         batch.into_iter().map(|p| (p.change, p.done)).unzip()
     }
-}
 
-impl Counters {
     /// Tells each caller its final result.
     fn answer(&self, waiters: Waiters, results: Vec<StoreResult<Done>>, transactions: u64) {
         let committed = results.iter().filter(|r| r.is_ok()).count() as u64;
-        self.transactions.fetch_add(transactions, Ordering::Relaxed);
-        self.updates.fetch_add(committed, Ordering::Relaxed);
+        self.counters.transactions.fetch_add(transactions, Ordering::Relaxed);
+        self.counters.updates.fetch_add(committed, Ordering::Relaxed);
         for (waiter, result) in waiters.into_iter().zip(results) {
             // A caller that went away (its request was cancelled) still
             // had its change committed or refused.
@@ -128,40 +121,24 @@ impl GroupCommit {
         (GroupCommit { sender, counters }, queue)
     }
 
-    /// Starts `writers` writer tasks on one queue, each with a `commit` of
-    /// its own from `writer`. A `commit` writes a batch in as few
+    /// Starts the writer as a task. `commit` writes a batch in as few
     /// transactions as it can and returns one result per change, in order,
     /// each final (committed or refused), and how many transactions it
-    /// took. Writers run their transactions side by side: their backend
-    /// must lock what they share, in one order.
-    pub fn spawn<W, F, Fut>(writers: usize, mut writer: W) -> GroupCommit
+    /// took.
+    pub fn spawn<F, Fut>(mut commit: F) -> GroupCommit
     where
-        W: FnMut() -> F,
         F: FnMut(Vec<Change>) -> Fut + Send + 'static,
         Fut: Future<Output = (Vec<StoreResult<Done>>, u64)> + Send,
     {
-        let (group_commit, queue) = GroupCommit::queue();
-        let queue = Arc::new(tokio::sync::Mutex::new(queue));
-        for _ in 0..writers.max(1) {
-            let (queue, mut commit) = (queue.clone(), writer());
-            tokio::spawn(async move {
-                loop {
-                    // One writer at a time waits for the next batch; the
-                    // others are committing theirs.
-                    let (changes, waiters, counters) = {
-                        let mut queue = queue.lock().await;
-                        // Ends when the store (the only sender) is dropped.
-                        let Some(first) = queue.receiver.recv().await else {
-                            return;
-                        };
-                        let (changes, waiters) = queue.batch(first);
-                        (changes, waiters, queue.counters.clone())
-                    };
-                    let (results, transactions) = commit(changes).await;
-                    counters.answer(waiters, results, transactions);
-                }
-            });
-        }
+        let (group_commit, mut queue) = GroupCommit::queue();
+        tokio::spawn(async move {
+            // Ends when the store (the only sender) is dropped.
+            while let Some(first) = queue.receiver.recv().await {
+                let (changes, waiters) = queue.batch(first);
+                let (results, transactions) = commit(changes).await;
+                queue.answer(waiters, results, transactions);
+            }
+        });
         group_commit
     }
 
@@ -179,7 +156,7 @@ impl GroupCommit {
                 while let Some(first) = queue.receiver.blocking_recv() {
                     let (changes, waiters) = queue.batch(first);
                     let (results, transactions) = commit(changes);
-                    queue.counters.answer(waiters, results, transactions);
+                    queue.answer(waiters, results, transactions);
                 }
             })?;
         Ok(group_commit)
@@ -231,56 +208,4 @@ impl GroupCommit {
 /// A writer answered a change with another kind of result: a bug.
 fn mismatch(done: Done) -> StoreError {
     StoreError::Db(sqlx::Error::Protocol(format!("the writer answered {done:?}")))
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use super::*;
-
-    fn notify_change(player_id: i64) -> Change {
-        Change::Notify(
-            vec![Outbox {
-                player_id,
-                from: 0,
-                to: 1,
-                deliveries: Vec::new(),
-            }],
-            0,
-        )
-    }
-
-    /// Two writers commit side by side: the second takes what queued while
-    /// the first is still inside its commit. With one writer the barrier
-    /// below would never open.
-    #[tokio::test]
-    async fn a_second_writer_commits_while_the_first_waits() {
-        let inside = Arc::new(tokio::sync::Barrier::new(2));
-        let commits = GroupCommit::spawn(2, || {
-            let inside = inside.clone();
-            move |batch: Vec<Change>| {
-                let inside = inside.clone();
-                async move {
-                    inside.wait().await;
-                    (batch.iter().map(|_| Ok(Done::Notified(1))).collect(), 1)
-                }
-            }
-        });
-        let commits = Arc::new(commits);
-        let first = tokio::spawn({
-            let commits = commits.clone();
-            async move { commits.submit(notify_change(1)).await }
-        });
-        // The first writer has taken the first change before the second is queued.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        let second = commits.submit(notify_change(2));
-        let (first, second) = tokio::time::timeout(Duration::from_secs(5), async { tokio::join!(first, second) })
-            .await
-            .expect("both batches committed, side by side");
-        assert_eq!(first.expect("no panic").expect("committed"), Done::Notified(1));
-        assert_eq!(second.expect("committed"), Done::Notified(1));
-        assert_eq!(commits.stats().transactions, 2);
-        assert_eq!(commits.stats().updates, 2);
-    }
 }

@@ -20,10 +20,6 @@ pub struct PgStore {
     gate: super::WriteGate,
 }
 
-/// Writers side by side on the commit queue: while one waits for its
-/// commit, the other writes the next batch (see [`GroupCommit`]).
-const WRITERS: usize = 2;
-
 impl PgStore {
     pub async fn connect(url: &str) -> Result<PgStore, sqlx::Error> {
         let pool = PgPoolOptions::new()
@@ -267,7 +263,6 @@ impl PgStore {
             None => writer.insert(pool.connect_options().connect().await?),
         };
         let mut tx = connection.begin().await?;
-        Self::lock_players(&mut tx, &batch.iter().collect::<Vec<_>>()).await?;
         let (plain, rest) = split_plain(batch);
         let mut results: Vec<StoreResult<Done>> = batch.iter().map(|_| Err(StoreError::Conflict)).collect();
         let plain_updates: Vec<&GameUpdate> = plain
@@ -294,7 +289,6 @@ impl PgStore {
 
     async fn commit_alone(pool: &PgPool, change: &Change) -> StoreResult<Done> {
         let mut tx = pool.begin().await?;
-        Self::lock_players(&mut tx, &[change]).await?;
         let done = Self::apply_change(&mut tx, change).await?.ok_or(StoreError::Conflict)?;
         tx.commit().await?;
         Ok(done)
@@ -400,40 +394,12 @@ impl PgStore {
     /// The writer task of this store's group commit. PostgreSQL locks
     /// rows, so nothing else in this process waits for it.
     fn group_commit(pool: &PgPool) -> GroupCommit {
-        GroupCommit::spawn(WRITERS, || {
-            let pool = pool.clone();
-            // Each writer's own connection, for as long as it works.
-            let writer = std::sync::Arc::new(tokio::sync::Mutex::new(None));
-            move |batch| {
-                let (pool, writer) = (pool.clone(), writer.clone());
-                async move { Self::commit_batch(&pool, &mut *writer.lock().await, batch).await }
-            }
+        let pool = pool.clone();
+        let writer = std::sync::Arc::new(tokio::sync::Mutex::new(None));
+        GroupCommit::spawn(move |batch| {
+            let (pool, writer) = (pool.clone(), writer.clone());
+            async move { Self::commit_batch(&pool, &mut *writer.lock().await, batch).await }
         })
-    }
-
-    /// Locks, in id order, the rows of every player whose counters `batch`
-    /// moves (their events' numbers, their notification cursors), before
-    /// anything else: writers side by side then wait for each other's
-    /// players instead of deadlocking on them.
-    async fn lock_players(tx: &mut Transaction<'_, Postgres>, batch: &[&Change]) -> StoreResult<()> {
-        let mut players = Vec::new();
-        for change in batch {
-            match change {
-                Change::Create(game) => players.extend(game.player_events.iter().map(|e| e.player_id)),
-                Change::Update(update) => players.extend(update.player_events.iter().map(|e| e.player_id)),
-                Change::Notify(outboxes, _) => players.extend(outboxes.iter().map(|o| o.player_id)),
-            }
-        }
-        if players.is_empty() {
-            return Ok(());
-        }
-        players.sort_unstable();
-        players.dedup();
-        sqlx::query("SELECT id FROM players WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE")
-            .bind(players)
-            .execute(&mut **tx)
-            .await?;
-        Ok(())
     }
 }
 
