@@ -2,7 +2,7 @@
 //!
 //! A durable commit costs an fsync (SQLite's WAL with `synchronous = FULL`)
 //! or a WAL flush (PostgreSQL), whatever it carries. So game updates do not
-//! commit one by one: they queue here, and a single writer task takes
+//! commit one by one: they queue here, and a single writer takes
 //! everything that queued while the previous transaction was committing and
 //! writes it in the next one. Under light load a batch holds one update and
 //! nothing waits longer than before; under heavy load one fsync carries
@@ -121,25 +121,34 @@ impl GroupCommit {
         (GroupCommit { sender, counters }, queue)
     }
 
-    /// Starts the writer as a task. `commit` writes a batch in as few
-    /// transactions as it can and returns one result per change, in order,
-    /// each final (committed or refused), and how many transactions it
-    /// took.
-    pub fn spawn<F, Fut>(mut commit: F) -> GroupCommit
+    /// Starts the writer as the task of a one-thread runtime on a thread of
+    /// its own, for an async `commit` (a database client such as sqlx).
+    /// `commit` writes a batch in as few transactions as it can and returns
+    /// one result per change, in order, each final (committed or refused),
+    /// and how many transactions it took. On the server's runtime each of
+    /// a batch's round trips to the database would wait behind every
+    /// request task for a worker; on its own thread the kernel runs the
+    /// writer as soon as its answer arrives.
+    pub fn spawn_runtime_thread<F, Fut>(mut commit: F) -> std::io::Result<GroupCommit>
     where
         F: FnMut(Vec<Change>) -> Fut + Send + 'static,
-        Fut: Future<Output = (Vec<StoreResult<Done>>, u64)> + Send,
+        Fut: Future<Output = (Vec<StoreResult<Done>>, u64)>,
     {
         let (group_commit, mut queue) = GroupCommit::queue();
-        tokio::spawn(async move {
-            // Ends when the store (the only sender) is dropped.
-            while let Some(first) = queue.receiver.recv().await {
-                let (changes, waiters) = queue.batch(first);
-                let (results, transactions) = commit(changes).await;
-                queue.answer(waiters, results, transactions);
-            }
-        });
-        group_commit
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        std::thread::Builder::new()
+            .name("group-commit".to_owned())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    // Ends when the store (the only sender) is dropped.
+                    while let Some(first) = queue.receiver.recv().await {
+                        let (changes, waiters) = queue.batch(first);
+                        let (results, transactions) = commit(changes).await;
+                        queue.answer(waiters, results, transactions);
+                    }
+                });
+            })?;
+        Ok(group_commit)
     }
 
     /// Starts the writer on a thread of its own, for a `commit` that
@@ -208,4 +217,29 @@ impl GroupCommit {
 /// A writer answered a change with another kind of result: a bug.
 fn mismatch(done: Done) -> StoreError {
     StoreError::Db(sqlx::Error::Protocol(format!("the writer answered {done:?}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The writer runs on its own thread, not on the submitter's runtime.
+    #[tokio::test]
+    async fn an_async_writer_commits_on_a_thread_of_its_own() {
+        let commits = GroupCommit::spawn_runtime_thread(|batch: Vec<Change>| async move {
+            let on_own_thread = std::thread::current().name() == Some("group-commit");
+            let done = Done::Notified(usize::from(on_own_thread));
+            (batch.iter().map(|_| Ok(done)).collect(), 1)
+        })
+        .expect("writer thread");
+        let outbox = Outbox {
+            player_id: 1,
+            from: 0,
+            to: 1,
+            deliveries: Vec::new(),
+        };
+        assert_eq!(commits.notify(vec![outbox], 0).await.expect("committed"), 1);
+        assert_eq!(commits.stats().transactions, 1);
+        assert_eq!(commits.stats().updates, 1);
+    }
 }

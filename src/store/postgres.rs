@@ -29,7 +29,7 @@ impl PgStore {
             .await?;
         sqlx::migrate!("migrations/postgres").run(&pool).await?;
         let gate = super::WriteGate::open();
-        let commits = PgStore::group_commit(&pool);
+        let commits = PgStore::group_commit(&pool).map_err(sqlx::Error::Io)?;
         Ok(PgStore { pool, commits, gate })
     }
 }
@@ -391,12 +391,12 @@ impl PgStore {
         Ok(id)
     }
 
-    /// The writer task of this store's group commit. PostgreSQL locks
-    /// rows, so nothing else in this process waits for it.
-    fn group_commit(pool: &PgPool) -> GroupCommit {
+    /// The writer of this store's group commit, on a thread of its own.
+    /// PostgreSQL locks rows, so nothing else in this process waits for it.
+    fn group_commit(pool: &PgPool) -> std::io::Result<GroupCommit> {
         let pool = pool.clone();
         let writer = std::sync::Arc::new(tokio::sync::Mutex::new(None));
-        GroupCommit::spawn(move |batch| {
+        GroupCommit::spawn_runtime_thread(move |batch| {
             let (pool, writer) = (pool.clone(), writer.clone());
             async move { Self::commit_batch(&pool, &mut *writer.lock().await, batch).await }
         })
