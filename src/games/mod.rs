@@ -710,14 +710,11 @@ impl Games {
             if let Some(s) = seated.seats.iter_mut().find(|s| s.seat == chosen) {
                 s.player = Some((player.id, player.name.clone()));
             }
+            let position = game.clone();
             if self.commit(&mut hot, &record, update, game).await? {
-                let game = hot
-                    .game
-                    .clone()
-                    .ok_or_else(|| Error::internal("a committed join left no position"))?;
                 hot.record = Some(seated.clone());
                 drop(hot);
-                return self.render(&seated, &game, Some(player), None).await;
+                return self.render(&seated, &position, Some(player), None).await;
             }
         }
         Err(Self::busy())
