@@ -475,7 +475,8 @@ impl Games {
             })
             .collect();
         let players: Vec<i64> = update.player_events.iter().map(|e| e.player_id).collect();
-        // Seats change names too: those records are read back instead.
+        // A seat taken changes a name the update does not carry: the join,
+        // which knows it, fills the cache in itself.
         let next_record = update.sit.is_empty().then(|| {
             let mut next = record.clone();
             next.row.apply(&update);
