@@ -245,28 +245,33 @@ pub struct TokenCache {
 }
 
 impl TokenCache {
-    /// The player holding `token`, if any.
-    pub async fn player(&self, store: &dyn Store, token: &str) -> Result<Option<Player>, StoreError> {
-        let hash = token_hash(token);
-        if let Some((player, seen)) = self.locked().get(&hash) {
+    /// The player holding the token whose [`token_hash`] is `hash`, if any.
+    pub async fn player(&self, store: &dyn Store, hash: &str) -> Result<Option<Player>, StoreError> {
+        if let Some((player, seen)) = self.locked().get(hash) {
             if seen.elapsed() < TOKEN_CACHE_TTL {
                 return Ok(Some(player.clone()));
             }
         }
-        let player = store.player_by_token(&hash).await?;
+        let player = store.player_by_token(hash).await?;
         if let Some(player) = &player {
             let mut entries = self.locked();
             if entries.len() >= TOKEN_CACHE_SIZE {
                 entries.clear();
             }
-            entries.insert(hash, (player.clone(), Instant::now()));
+            entries.insert(hash.to_owned(), (player.clone(), Instant::now()));
         }
         Ok(player)
     }
 
-    /// Forgets every token of a player whose profile changed.
+    /// Forgets every token of a player whose profile changed or whose
+    /// sessions ended.
     pub fn forget_player(&self, player_id: i64) {
         self.locked().retain(|_, (player, _)| player.id != player_id);
+    }
+
+    /// Forgets a token whose session ended.
+    pub fn forget_token(&self, hash: &str) {
+        self.locked().remove(hash);
     }
 
     fn locked(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Player, Instant)>> {

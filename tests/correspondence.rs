@@ -457,24 +457,12 @@ async fn your_turn_mail_reaches_a_real_smtp_server() {
     // Bob hears about his turn only; Alice about nothing.
     let none = json!({ "your_turn": [], "invited": [], "game_over": [], "reminder": [] });
     let (status, body) = server
-        .send(
-            server
-                .client
-                .patch(server.url("/players/me"))
-                .bearer_auth(&alice)
-                .json(&json!({ "notify": none })),
-        )
+        .patch("/players/me", Some(&alice), json!({ "notify": none }))
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let only_turns = json!({ "your_turn": ["email"], "invited": [], "game_over": [], "reminder": [] });
     let (status, body) = server
-        .send(
-            server
-                .client
-                .patch(server.url("/players/me"))
-                .bearer_auth(&bob)
-                .json(&json!({ "notify": only_turns })),
-        )
+        .patch("/players/me", Some(&bob), json!({ "notify": only_turns }))
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["notify"]["your_turn"], json!(["email"]));
@@ -589,15 +577,8 @@ async fn webhooks_are_signed_retried_and_logged() {
     let server = TestServer::start_with(config(&database, 86_400_000, 3_600_000)).await;
     let alice = register(&server, "alice").await;
     let bob = register(&server, "bob").await;
-    let patch = |token: &str, body: Value| {
-        server
-            .client
-            .patch(server.url("/players/me"))
-            .bearer_auth(token.to_owned())
-            .json(&body)
-    };
     let (status, me) = server
-        .send(patch(&bob, json!({ "webhook_url": url, "notify": { "your_turn": ["webhook"], "invited": [], "game_over": [], "reminder": [] } })))
+        .patch("/players/me", Some(&bob), json!({ "webhook_url": url, "notify": { "your_turn": ["webhook"], "invited": [], "game_over": [], "reminder": [] } }))
         .await;
     assert_eq!(status, StatusCode::OK, "{me}");
     assert_eq!(me["webhook_url"], url);
@@ -651,10 +632,12 @@ async fn webhooks_are_signed_retried_and_logged() {
         (json!({ "notify": { "moves": ["email"] } }), "bad_notify"),
         (json!({ "notify": { "your_turn": ["pigeon"] } }), "bad_notify"),
     ] {
-        let (status, answer) = server.send(patch(&bob, body)).await;
+        let (status, answer) = server.patch("/players/me", Some(&bob), body).await;
         common::assert_error(status, &answer, StatusCode::UNPROCESSABLE_ENTITY, code);
     }
-    let (status, answer) = server.send(patch(&bob, json!({ "webhook_url": null }))).await;
+    let (status, answer) = server
+        .patch("/players/me", Some(&bob), json!({ "webhook_url": null }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{answer}");
     assert_eq!(answer["webhook_url"], Value::Null);
     server.stop().await;
@@ -675,23 +658,15 @@ async fn webhooks_to_private_addresses_are_refused_by_default() {
         "http://10.0.0.1/",
     ] {
         let (status, body) = server
-            .send(
-                server
-                    .client
-                    .patch(server.url("/players/me"))
-                    .bearer_auth(&alice)
-                    .json(&json!({ "webhook_url": url })),
-            )
+            .patch("/players/me", Some(&alice), json!({ "webhook_url": url }))
             .await;
         common::assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "bad_webhook_url");
     }
     let (status, body) = server
-        .send(
-            server
-                .client
-                .patch(server.url("/players/me"))
-                .bearer_auth(&alice)
-                .json(&json!({ "webhook_url": "https://example.org/hook" })),
+        .patch(
+            "/players/me",
+            Some(&alice),
+            json!({ "webhook_url": "https://example.org/hook" }),
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -712,28 +687,24 @@ async fn a_daily_digest_gathers_the_days_mails_into_one() {
     let alice = register(&server, "alice").await;
     let bob = register(&server, "bob").await;
     let (status, body) = server
-        .send(
-            server
-                .client
-                .patch(server.url("/players/me"))
-                .bearer_auth(&bob)
-                .json(&json!({
-                    "digest": true,
-                    "notify": { "your_turn": ["email"], "invited": ["email"], "game_over": [], "reminder": [] },
-                })),
+        .patch(
+            "/players/me",
+            Some(&bob),
+            json!({
+                "digest": true,
+                "notify": { "your_turn": ["email"], "invited": ["email"], "game_over": [], "reminder": [] },
+            }),
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["digest"], true);
     let (status, _) = server
-        .send(
-            server
-                .client
-                .patch(server.url("/players/me"))
-                .bearer_auth(&alice)
-                .json(&json!({
-                    "notify": { "your_turn": [], "invited": [], "game_over": [], "reminder": [] },
-                })),
+        .patch(
+            "/players/me",
+            Some(&alice),
+            json!({
+                "notify": { "your_turn": [], "invited": [], "game_over": [], "reminder": [] },
+            }),
         )
         .await;
     assert_eq!(status, StatusCode::OK);
@@ -796,15 +767,7 @@ async fn no_mail_goes_to_a_connected_player() {
     presence.0.lock().unwrap().push(2);
     let quiet = json!({ "notify": { "your_turn": ["email"], "invited": [], "game_over": [], "reminder": [] } });
     for token in [&alice, &bob] {
-        let (status, _) = server
-            .send(
-                server
-                    .client
-                    .patch(server.url("/players/me"))
-                    .bearer_auth(token)
-                    .json(&quiet),
-            )
-            .await;
+        let (status, _) = server.patch("/players/me", Some(token), quiet.clone()).await;
         assert_eq!(status, StatusCode::OK);
     }
     let id = start(&server, &alice, &bob, json!({ "kind": "none" })).await;

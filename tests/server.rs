@@ -481,13 +481,7 @@ async fn nobody_acts_for_another_or_reads_their_private_games() {
     let (_, me) = server.get("/players/me", Some(&alice)).await;
     assert_eq!(me["name"], "alice");
     let (s, b) = server
-        .send(
-            server
-                .client
-                .patch(server.url("/players/me"))
-                .bearer_auth(&alice)
-                .json(&json!({ "email": "alice@example.org" })),
-        )
+        .patch("/players/me", Some(&alice), json!({ "email": "alice@example.org" }))
         .await;
     assert_eq!(s, StatusCode::OK, "{b}");
     assert_eq!(b["email"], "alice@example.org");
@@ -740,6 +734,7 @@ async fn catalogue_analysis_health_metrics_and_openapi() {
     for path in [
         "/api/v1/players",
         "/api/v1/sessions",
+        "/api/v1/sessions/current",
         "/api/v1/players/me",
         "/api/v1/players/me/events",
         "/api/v1/players/{name}",
@@ -764,30 +759,6 @@ async fn catalogue_analysis_health_metrics_and_openapi() {
     ] {
         assert!(paths.contains_key(path), "{path} is documented");
     }
-    // Sessions: a new token works, a changed password ends the old ones.
-    let (s, session) = server
-        .post(
-            "/sessions",
-            None,
-            json!({ "name": "Alice", "password": "correct horse" }),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{session}");
-    let token = session["token"].as_str().unwrap().to_owned();
-    let (s, _) = server.get("/players/me", Some(&token)).await;
-    assert_eq!(s, StatusCode::OK);
-    let (s, b) = server
-        .send(
-            server
-                .client
-                .patch(server.url("/players/me"))
-                .bearer_auth(&token)
-                .json(&json!({ "password": "battery staple", "current_password": "correct horse" })),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{b}");
-    let (s, _) = server.get("/players/me", Some(&token)).await;
-    assert_eq!(s, StatusCode::UNAUTHORIZED);
     teardown(database, server).await;
 }
 
@@ -1043,4 +1014,76 @@ async fn cors_and_body_limit_are_configurable() {
     assert_error(s, &b, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large");
     server.stop().await;
     database.remove().await;
+}
+
+/// A session ends when its player signs out, signs out everywhere, or
+/// changes the password (every session but the one that changed it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_end_on_sign_out_and_on_a_new_password() {
+    let database = Database::new().await;
+    let server = TestServer::start(&database).await;
+    let alice = server.register("alice").await;
+    let sign_in = |password: &'static str| {
+        let server = &server;
+        async move {
+            let (s, session) = server
+                .post("/sessions", None, json!({ "name": "Alice", "password": password }))
+                .await;
+            assert_eq!(s, StatusCode::CREATED, "{session}");
+            session["token"].as_str().expect("a token").to_owned()
+        }
+    };
+    let works = |token: String| {
+        let server = &server;
+        async move { server.get("/players/me", Some(&token)).await.0 == StatusCode::OK }
+    };
+    let sign_out = |path: &'static str, token: String| {
+        let server = &server;
+        async move {
+            server
+                .send(server.client.delete(server.url(path)).bearer_auth(token))
+                .await
+        }
+    };
+    let (laptop, phone) = (sign_in("correct horse").await, sign_in("correct horse").await);
+    assert!(works(alice.clone()).await && works(laptop.clone()).await && works(phone.clone()).await);
+
+    // Signing out ends that session alone, at once (the token cache too).
+    let (s, body) = sign_out("/sessions/current", laptop.clone()).await;
+    assert_eq!(s, StatusCode::NO_CONTENT, "{body}");
+    assert!(!works(laptop.clone()).await);
+    assert!(works(alice.clone()).await && works(phone.clone()).await);
+    let (s, body) = sign_out("/sessions/current", laptop.clone()).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED, "{body}");
+    assert!(body["error"]["code"].is_string(), "{body}");
+    let (s, _) = server.send(server.client.delete(server.url("/sessions/current"))).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+
+    // A new password ends every other session; the one that set it stays.
+    let (s, b) = server
+        .patch(
+            "/players/me",
+            Some(&phone),
+            json!({ "password": "battery staple", "current_password": "correct horse" }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert!(works(phone.clone()).await);
+    assert!(!works(alice.clone()).await);
+    let (s, _) = server
+        .post(
+            "/sessions",
+            None,
+            json!({ "name": "alice", "password": "correct horse" }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+
+    // Signing out everywhere ends them all, the caller's included.
+    let tablet = sign_in("battery staple").await;
+    let (s, body) = sign_out("/sessions", tablet.clone()).await;
+    assert_eq!(s, StatusCode::NO_CONTENT, "{body}");
+    assert!(!works(tablet).await && !works(phone).await);
+    assert!(works(sign_in("battery staple").await).await);
+    teardown(database, server).await;
 }

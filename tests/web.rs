@@ -422,6 +422,17 @@ async fn two_players_play_in_headless_chromium() {
             .await;
     }
 
+    // ---- Signing out ends the session on the server, not only in the page.
+    alice.click("#signout").await;
+    alice
+        .wait(
+            "localStorage.getItem('tavoliere.token') === null",
+            "the token forgotten",
+        )
+        .await;
+    let (status, _) = server.get("/players/me", token.as_str()).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "alice's old token after signing out");
+
     drop(browser);
     server.stop().await;
     database.remove().await;

@@ -64,6 +64,8 @@ function nav() {
 }
 
 async function signOut() {
+  // Ends the session on the server too; signed out here whatever it says.
+  try { await api("DELETE", "/sessions/current"); } catch { /* already ended, or unreachable */ }
   session.clear();
   go("/lobby");
 }

@@ -5,6 +5,7 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 
 use super::AppState;
+use crate::accounts;
 use crate::error::Error;
 use crate::store::Player;
 
@@ -14,7 +15,14 @@ pub struct Auth(pub Player);
 /// The player when a token is given (401 if it is not valid), else nobody.
 pub struct MaybeAuth(pub Option<Player>);
 
-async fn player(parts: &Parts, state: &AppState) -> Result<Option<Player>, Error> {
+/// The authenticated player and their session's token (as stored: its
+/// [`accounts::token_hash`]); 401 without a valid token.
+pub struct SignedIn {
+    pub player: Player,
+    pub token_hash: String,
+}
+
+async fn signed_in(parts: &Parts, state: &AppState) -> Result<Option<SignedIn>, Error> {
     let Some(value) = parts.headers.get(AUTHORIZATION) else {
         return Ok(None);
     };
@@ -28,18 +36,30 @@ async fn player(parts: &Parts, state: &AppState) -> Result<Option<Player>, Error
     if token.is_empty() || token.len() > 128 {
         return Err(invalid());
     }
-    let player = state.tokens.player(state.store.as_ref(), token).await?;
-    player.map(Some).ok_or_else(invalid)
+    let token_hash = accounts::token_hash(token);
+    let player = state.tokens.player(state.store.as_ref(), &token_hash).await?;
+    player
+        .map(|player| Some(SignedIn { player, token_hash }))
+        .ok_or_else(invalid)
+}
+
+impl FromRequestParts<AppState> for SignedIn {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<SignedIn, Error> {
+        signed_in(parts, state)
+            .await?
+            .ok_or_else(|| Error::Unauthorized("this needs Authorization: Bearer <token>".to_owned()))
+    }
 }
 
 impl FromRequestParts<AppState> for Auth {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Auth, Error> {
-        player(parts, state)
-            .await?
-            .map(Auth)
-            .ok_or_else(|| Error::Unauthorized("this needs Authorization: Bearer <token>".to_owned()))
+        SignedIn::from_request_parts(parts, state)
+            .await
+            .map(|signed_in| Auth(signed_in.player))
     }
 }
 
@@ -47,6 +67,8 @@ impl FromRequestParts<AppState> for MaybeAuth {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<MaybeAuth, Error> {
-        Ok(MaybeAuth(player(parts, state).await?))
+        Ok(MaybeAuth(
+            signed_in(parts, state).await?.map(|signed_in| signed_in.player),
+        ))
     }
 }

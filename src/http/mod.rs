@@ -26,7 +26,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::trace::TraceLayer;
 
-pub use auth::{Auth, MaybeAuth};
+pub use auth::{Auth, MaybeAuth, SignedIn};
 pub use error::{Json, Path, Query};
 pub use meta::ApiDoc;
 

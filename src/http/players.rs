@@ -1,13 +1,13 @@
 //! Accounts and sessions: `/players`, `/sessions`, `/players/me`.
 
 use axum::http::StatusCode;
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::Router;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::correspondence::{notify_settings, MeJson};
-use super::{AppState, Auth, Json, Path, Query};
+use super::{AppState, Auth, Json, Path, Query, SignedIn};
 use crate::accounts::{self, Email, Password, PlayerName};
 use crate::error::{Error, Result};
 use crate::games::{now, timestamp as state_timestamp};
@@ -17,7 +17,8 @@ use axum::extract::State;
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/players", post(register))
-        .route("/sessions", post(login))
+        .route("/sessions", post(login).delete(sign_out_everywhere))
+        .route("/sessions/current", delete(sign_out))
         .route("/players/me", get(me).patch(update_me))
         .route("/players/me/events", get(my_events))
         .route("/players/{name}", get(profile))
@@ -157,6 +158,25 @@ async fn login(State(state): State<AppState>, Json(body): Json<Login>) -> Result
     Ok((StatusCode::CREATED, Json(Session { token })))
 }
 
+/// Ends this session: the token sent stops working.
+#[utoipa::path(delete, path = "/api/v1/sessions/current", tag = "players",
+    responses((status = 204, description = "signed out"), (status = 401)))]
+async fn sign_out(State(state): State<AppState>, signed_in: SignedIn) -> Result<StatusCode> {
+    state.store.delete_token(&signed_in.token_hash).await?;
+    state.tokens.forget_token(&signed_in.token_hash);
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Ends every session of the player, this one included: each of their
+/// tokens stops working.
+#[utoipa::path(delete, path = "/api/v1/sessions", tag = "players",
+    responses((status = 204, description = "signed out everywhere"), (status = 401)))]
+async fn sign_out_everywhere(State(state): State<AppState>, Auth(player): Auth) -> Result<StatusCode> {
+    state.store.delete_tokens(player.id).await?;
+    state.tokens.forget_player(player.id);
+    Ok(StatusCode::NO_CONTENT)
+}
+
 /// The authenticated player.
 #[utoipa::path(get, path = "/api/v1/players/me", tag = "players", responses((status = 200, body = MeJson), (status = 401)))]
 async fn me(State(state): State<AppState>, Auth(player): Auth) -> Result<Json<MeJson>> {
@@ -168,7 +188,7 @@ async fn me(State(state): State<AppState>, Auth(player): Auth) -> Result<Json<Me
     responses((status = 200, body = MeJson), (status = 400), (status = 401), (status = 422)))]
 async fn update_me(
     State(state): State<AppState>,
-    Auth(player): Auth,
+    SignedIn { player, token_hash }: SignedIn,
     Json(body): Json<PlayerUpdate>,
 ) -> Result<Json<MeJson>> {
     // Checked before anything is written: a bad setting changes nothing.
@@ -193,7 +213,10 @@ async fn update_me(
         }
         new_hash = Some(accounts::hash_password(password).await?);
     }
-    state.store.update_player(player.id, email, new_hash).await?;
+    state
+        .store
+        .update_player(player.id, email, new_hash, &token_hash)
+        .await?;
     state.tokens.forget_player(player.id);
     let secret = settings.webhook.as_ref().and_then(|(_, secret)| secret.clone());
     state.store.update_notify_settings(player.id, settings).await?;

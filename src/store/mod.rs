@@ -289,14 +289,21 @@ pub trait Store: NotifyStore + Send + Sync + 'static {
     /// The player and their password hash.
     async fn credentials(&self, name_key: &str) -> StoreResult<Option<(Player, String)>>;
     async fn player_by_name(&self, name_key: &str) -> StoreResult<Option<Player>>;
+    /// Changes the email and/or the password; a new password ends every
+    /// session of the player but the one holding `kept_token`.
     async fn update_player(
         &self,
         id: i64,
         email: Option<Option<String>>,
         password_hash: Option<String>,
+        kept_token: &str,
     ) -> StoreResult<()>;
     async fn insert_token(&self, token_hash: &str, player_id: i64, now: i64) -> StoreResult<()>;
     async fn player_by_token(&self, token_hash: &str) -> StoreResult<Option<Player>>;
+    /// Ends one session; `false` when there was no such token.
+    async fn delete_token(&self, token_hash: &str) -> StoreResult<bool>;
+    /// Ends every session of a player; how many there were.
+    async fn delete_tokens(&self, player_id: i64) -> StoreResult<u64>;
 
     async fn game(&self, id: i64) -> StoreResult<Option<GameRecord>>;
     async fn list_games(&self, filter: &GameFilter) -> StoreResult<Vec<GameRecord>>;
@@ -549,6 +556,7 @@ macro_rules! impl_store {
                 id: i64,
                 email: Option<Option<String>>,
                 password_hash: Option<String>,
+                kept_token: &str,
             ) -> StoreResult<()> {
                 let _gate = self.gate.enter().await;
                 let mut tx = self.pool.begin().await?;
@@ -565,9 +573,10 @@ macro_rules! impl_store {
                         .bind(id)
                         .execute(&mut *tx)
                         .await?;
-                    // A new password ends every session.
-                    sqlx::query("DELETE FROM tokens WHERE player_id = $1")
+                    // Whoever else held a session may have known the old one.
+                    sqlx::query("DELETE FROM tokens WHERE player_id = $1 AND token_hash <> $2")
                         .bind(id)
+                        .bind(kept_token)
                         .execute(&mut *tx)
                         .await?;
                 }
@@ -585,6 +594,25 @@ macro_rules! impl_store {
                     .await
                     .map_err(StoreError::from_write)?;
                 Ok(())
+            }
+
+            async fn delete_token(&self, token_hash: &str) -> StoreResult<bool> {
+                let _gate = self.gate.enter().await;
+                let deleted = sqlx::query("DELETE FROM tokens WHERE token_hash = $1")
+                    .bind(token_hash)
+                    .execute(&self.pool)
+                    .await?
+                    .rows_affected();
+                Ok(deleted == 1)
+            }
+
+            async fn delete_tokens(&self, player_id: i64) -> StoreResult<u64> {
+                let _gate = self.gate.enter().await;
+                Ok(sqlx::query("DELETE FROM tokens WHERE player_id = $1")
+                    .bind(player_id)
+                    .execute(&self.pool)
+                    .await?
+                    .rows_affected())
             }
 
             async fn player_by_token(&self, token_hash: &str) -> StoreResult<Option<Player>> {

@@ -195,6 +195,11 @@ impl TestServer {
             .await
     }
 
+    pub async fn patch(&self, path: &str, token: Option<&str>, body: Value) -> (StatusCode, Value) {
+        self.send(Self::auth(self.client.patch(self.url(path)), token).json(&body))
+            .await
+    }
+
     pub async fn post_empty(&self, path: &str, token: Option<&str>) -> (StatusCode, Value) {
         self.send(Self::auth(self.client.post(self.url(path)), token)).await
     }
