@@ -301,10 +301,11 @@ async fn two_servers_sweeping_one_database_end_each_game_once() {
     database.remove().await;
 }
 
-#[tokio::test]
-async fn vacation_stops_the_correspondence_clock() {
+/// Alice (3 vacation days a year) and Bob in a game of one day per move,
+/// a day lasting `day_ms`: the game's id and its first deadline.
+async fn a_day_per_move(day_ms: i64) -> (Database, TestServer, String, i64, i64) {
     let database = Database::new().await;
-    let mut config = config(&database, 800, 20);
+    let mut config = config(&database, day_ms, 20);
     config.vacation_days = 3;
     let server = TestServer::start_with(config).await;
     let alice = register(&server, "alice").await;
@@ -316,7 +317,13 @@ async fn vacation_stops_the_correspondence_clock() {
         json!({ "kind": "correspondence", "days_per_move": 1 }),
     )
     .await;
-    let before = state(&server, id).await["clock"]["deadline"].as_i64().unwrap();
+    let deadline = state(&server, id).await["clock"]["deadline"].as_i64().unwrap();
+    (database, server, alice, id, deadline)
+}
+
+#[tokio::test]
+async fn vacation_stops_the_correspondence_clock() {
+    let (database, server, alice, id, before) = a_day_per_move(800).await;
 
     let (status, me) = server
         .post("/players/me/vacation", Some(&alice), json!({ "days": 1 }))
@@ -362,6 +369,90 @@ async fn vacation_stops_the_correspondence_clock() {
         .find(|e| e["kind"] == "timeout")
         .unwrap();
     assert_eq!(timeout["payload"]["deadline"], after);
+
+    server.stop().await;
+    database.remove().await;
+}
+
+/// A vacation ends early on request: the clock stood still from its start
+/// until then and runs again, and the days not begun return to the
+/// allowance. One still to come is cancelled.
+#[tokio::test]
+async fn a_vacation_ends_early_or_is_cancelled() {
+    use tavoliere::games::now;
+    let (database, server, alice, id, before) = a_day_per_move(2_000).await;
+    let end_vacation = |token: &str| {
+        let request = server
+            .client
+            .delete(server.url("/players/me/vacation"))
+            .bearer_auth(token);
+        server.send(request)
+    };
+
+    let declared = now();
+    let (status, me) = server
+        .post("/players/me/vacation", Some(&alice), json!({ "days": 2 }))
+        .await;
+    let started = now();
+    assert_eq!(status, StatusCode::OK, "{me}");
+    assert_eq!(me["vacation_days_left"], 1);
+    assert_eq!(state(&server, id).await["clock"]["deadline"], before + 4_000);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let asked = now();
+    let (status, me) = end_vacation(&alice).await;
+    let ended = now();
+    assert_eq!(status, StatusCode::OK, "{me}");
+    assert_eq!(
+        me["vacation_days_left"], 2,
+        "the day begun counts, the other one is back: {me}"
+    );
+    assert!(me["vacation_until"].is_null(), "{me}");
+    let game = state(&server, id).await;
+    assert_eq!(game["clock"]["running"], true, "{game}");
+    let deadline = game["clock"]["deadline"].as_i64().unwrap();
+    assert!(
+        (before + asked - started..=before + ended - declared).contains(&deadline),
+        "the deadline moved by the vacation's {} to {} ms, not to {deadline}",
+        asked - started,
+        ended - declared,
+    );
+    let (status, body) = end_vacation(&alice).await;
+    common::assert_error(status, &body, StatusCode::NOT_FOUND, "not_found");
+
+    // Time runs out at the new deadline, long before the vacation's end
+    // (the sweeper looks every 20 ms).
+    let after_deadline = deadline + 500 - now();
+    tokio::time::sleep(Duration::from_millis(after_deadline.max(0) as u64)).await;
+    assert!(
+        now() < before + 4_000 - 500,
+        "the test was too slow to tell the deadlines apart"
+    );
+    assert!(finished(&server, id).await, "the game timed out at {deadline}");
+    let timeout = events(&server, id)
+        .await
+        .into_iter()
+        .find(|e| e["kind"] == "timeout")
+        .expect("a timeout event");
+    assert_eq!(timeout["payload"]["deadline"], deadline);
+
+    // One to come: cancelled whole.
+    let (status, me) = server
+        .post(
+            "/players/me/vacation",
+            Some(&alice),
+            json!({ "days": 1, "start": now() + 10_000 }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{me}");
+    assert_eq!(me["vacation_days_left"], 1);
+    let (status, me) = end_vacation(&alice).await;
+    assert_eq!(status, StatusCode::OK, "{me}");
+    assert_eq!(me["vacation_days_left"], 2, "{me}");
+    assert!(me["vacation_until"].is_null(), "{me}");
+    let (status, _) = server
+        .send(server.client.delete(server.url("/players/me/vacation")))
+        .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
 
     server.stop().await;
     database.remove().await;

@@ -97,7 +97,7 @@ impl Games {
     }
 
     /// Recomputes the deadlines of every game waiting for `player_id`
-    /// (after they declared a vacation).
+    /// (after a vacation of theirs was declared or ended).
     pub async fn refresh_deadlines(&self, player_id: i64) -> Result<()> {
         for id in self.store.games_to_move(player_id).await? {
             let slot = self.slot(id);

@@ -19,7 +19,7 @@ use crate::store::{Player, SettingsUpdate};
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/players/me/vacation", post(vacation))
+        .route("/players/me/vacation", post(vacation).delete(end_vacation))
         .route("/players/me/deliveries", get(deliveries))
 }
 
@@ -164,6 +164,19 @@ async fn vacation(
             crate::store::StoreError::Unique => Error::conflict("vacation_overlaps", "a vacation starts then already"),
             other => other.into(),
         })?;
+    state.games.refresh_deadlines(player.id).await?;
+    Ok(Json(MeJson::of(&state, &player, None).await?))
+}
+
+/// Ends the current vacation now and cancels any to come: the player's
+/// correspondence clocks run again, and the days not begun return to the
+/// allowance.
+#[utoipa::path(delete, path = "/api/v1/players/me/vacation", tag = "players",
+    responses((status = 200, body = MeJson), (status = 401), (status = 404, description = "no vacation now or to come")))]
+async fn end_vacation(State(state): State<AppState>, Auth(player): Auth) -> Result<Json<MeJson>> {
+    if !state.store.end_vacations(player.id, now()).await? {
+        return Err(Error::NotFound("no vacation now or to come".to_owned()));
+    }
     state.games.refresh_deadlines(player.id).await?;
     Ok(Json(MeJson::of(&state, &player, None).await?))
 }

@@ -19,7 +19,7 @@ use crate::error::Result;
         games::create, games::list, games::show, games::join, games::decline, games::play, games::history,
         games::resign, games::draw, games::takeback, games::abort, games::board_svg, games::board_txt,
         games::game_record, games::events,
-        correspondence::vacation, correspondence::deliveries,
+        correspondence::vacation, correspondence::end_vacation, correspondence::deliveries,
         realtime::chat, realtime::events,
         healthz, metrics, openapi,
     ),

@@ -341,6 +341,9 @@ pub trait Store: NotifyStore + Send + Sync + 'static {
     /// The player's vacations as `(starts_at, ends_at)`, oldest first.
     async fn vacations(&self, player_id: i64) -> StoreResult<Vec<(i64, i64)>>;
     async fn add_vacation(&self, player_id: i64, starts_at: i64, ends_at: i64) -> StoreResult<()>;
+    /// Ends the player's current vacation at `now` and cancels the ones to
+    /// come; `false` when there was none of either.
+    async fn end_vacations(&self, player_id: i64, now: i64) -> StoreResult<bool>;
     /// Active games where `player_id` is to move.
     async fn games_to_move(&self, player_id: i64) -> StoreResult<Vec<i64>>;
     /// The number of the player's last event (0 when none).
@@ -822,6 +825,26 @@ macro_rules! impl_store {
                     .iter()
                     .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
                     .collect::<Result<_, sqlx::Error>>()?)
+            }
+
+            async fn end_vacations(&self, player_id: i64, now: i64) -> StoreResult<bool> {
+                let _gate = self.gate.enter().await;
+                let mut tx = self.pool.begin().await?;
+                let cancelled = sqlx::query("DELETE FROM vacations WHERE player_id = $1 AND starts_at >= $2")
+                    .bind(player_id)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                // Cut short, not removed: the clocks stood still until now.
+                let ended = sqlx::query("UPDATE vacations SET ends_at = $2 WHERE player_id = $1 AND ends_at > $2")
+                    .bind(player_id)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                tx.commit().await?;
+                Ok(cancelled + ended > 0)
             }
 
             async fn add_vacation(&self, player_id: i64, starts_at: i64, ends_at: i64) -> StoreResult<()> {
