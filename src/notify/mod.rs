@@ -242,11 +242,8 @@ impl Notifier {
             Some(host) if mailer.is_some() => tracing::info!(smtp_host = %host, "email notifications on"),
             _ => tracing::info!("email notifications off: no --smtp-host configured"),
         }
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("tavoliere/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        let http =
+            webhook::client(config.webhook_allow_private).map_err(|e| format!("cannot build the HTTP client: {e}"))?;
         Ok(Notifier {
             store: games.store().clone(),
             games,

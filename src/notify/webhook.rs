@@ -8,7 +8,8 @@
 //! hex>`. Receivers recompute it, compare in constant time and refuse old
 //! timestamps (replays).
 
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 use std::time::Duration;
 
 use hmac::{Hmac, Mac};
@@ -104,6 +105,62 @@ pub fn is_public(ip: IpAddr) -> bool {
     }
 }
 
+/// Why a webhook's host was not connected to.
+#[derive(Debug, thiserror::Error)]
+pub enum ResolveError {
+    #[error("cannot resolve {0}: {1}")]
+    Lookup(String, std::io::Error),
+    #[error("{0} resolves to no address")]
+    Nothing(String),
+    #[error("{0} resolves to a non-public address")]
+    NotPublic(String),
+}
+
+/// The addresses of `host`, all public, or why not.
+async fn public_addresses(host: &str, port: u16) -> Result<Vec<SocketAddr>, ResolveError> {
+    let addresses: Vec<SocketAddr> = tokio::net::lookup_host((host, port))
+        .await
+        .map_err(|e| ResolveError::Lookup(host.to_owned(), e))?
+        .collect();
+    if addresses.is_empty() {
+        return Err(ResolveError::Nothing(host.to_owned()));
+    }
+    // One private address among public ones is how a rebinding answer looks.
+    if addresses.iter().any(|address| !is_public(address.ip())) {
+        return Err(ResolveError::NotPublic(host.to_owned()));
+    }
+    Ok(addresses)
+}
+
+/// The webhook client's resolver: the addresses it connects to are the
+/// ones it checked. A check before the request and a second lookup by the
+/// client could get different answers (DNS rebinding: a name that looked
+/// public when checked and points inside when connected to).
+struct PublicAddressesOnly;
+
+impl reqwest::dns::Resolve for PublicAddressesOnly {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        Box::pin(async move {
+            // Port 0: the client puts the URL's port in.
+            let addresses = public_addresses(name.as_str(), 0).await?;
+            Ok(Box::new(addresses.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+/// The client webhooks are sent with: no redirects (a receiver could
+/// bounce us anywhere), and unless `allow_private` only public addresses.
+pub fn client(allow_private: bool) -> reqwest::Result<reqwest::Client> {
+    let builder = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent(concat!("tavoliere/", env!("CARGO_PKG_VERSION")));
+    if allow_private {
+        builder.build()
+    } else {
+        builder.dns_resolver(Arc::new(PublicAddressesOnly)).build()
+    }
+}
+
 /// `sha256=<hex>` of HMAC-SHA256(secret, "<timestamp>.<body>").
 pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
     // HMAC takes keys of any length: this cannot fail.
@@ -125,17 +182,13 @@ pub async fn post(
     timeout: Duration,
 ) -> Result<(), String> {
     if !allow_private {
-        // The name may resolve to a private address even if it looks
-        // public: check what it resolves to now.
+        // The client's resolver checks names as it connects, but an
+        // address in the URL is not resolved, and behind a proxy the proxy
+        // resolves: check what the URL's host stands for now, too.
         let (host, port) = url.host_and_port().ok_or("the webhook URL names no host")?;
-        let addresses = tokio::net::lookup_host((host.as_str(), port))
+        public_addresses(host.trim_start_matches('[').trim_end_matches(']'), port)
             .await
-            .map_err(|e| format!("cannot resolve {host}: {e}"))?;
-        for address in addresses {
-            if !is_public(address.ip()) {
-                return Err(format!("{host} resolves to a non-public address"));
-            }
-        }
+            .map_err(|e| e.to_string())?;
     }
     let timestamp = crate::games::now() / 1000;
     let response = client
@@ -188,6 +241,53 @@ mod tests {
             WebhookUrl::parse(&format!("https://example.com/{}", "a".repeat(MAX_URL_LEN)), false),
             Err(UrlError::TooLong)
         );
+    }
+
+    /// The client refuses to connect to a name that resolves inside,
+    /// whatever was checked before: the check is in its resolver.
+    #[tokio::test]
+    async fn the_client_connects_to_public_addresses_only() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+        let port = listener.local_addr().expect("its address").port();
+        let accepted = tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.expect("a connection");
+            use tokio::io::{AsyncReadExt, AsyncWriteExt};
+            let mut request = [0u8; 1024];
+            let _ = stream.read(&mut request).await;
+            let _ = stream.write_all(b"HTTP/1.1 204 No Content\r\n\r\n").await;
+        });
+        let url = format!("http://localhost:{port}/hook");
+
+        let refused = client(false).expect("a client").post(&url).send().await;
+        let error = refused.expect_err("localhost is not public");
+        let causes = std::iter::successors(Some(&error as &dyn std::error::Error), |e| e.source())
+            .map(ToString::to_string)
+            .collect::<Vec<_>>();
+        assert!(
+            causes
+                .iter()
+                .any(|c| c.contains("localhost resolves to a non-public address")),
+            "{causes:?}"
+        );
+        assert!(!accepted.is_finished(), "nothing connected");
+
+        let answer = client(true).expect("a client").post(&url).send().await.expect("sent");
+        assert_eq!(answer.status(), reqwest::StatusCode::NO_CONTENT);
+        accepted.await.expect("the receiver saw the request");
+    }
+
+    #[tokio::test]
+    async fn only_public_answers_pass() {
+        assert!(matches!(
+            public_addresses("127.0.0.1", 80).await,
+            Err(ResolveError::NotPublic(_))
+        ));
+        assert!(matches!(
+            public_addresses("::1", 80).await,
+            Err(ResolveError::NotPublic(_))
+        ));
+        let public = public_addresses("93.184.215.14", 443).await.expect("a public address");
+        assert_eq!(public, vec![SocketAddr::from(([93, 184, 215, 14], 443))]);
     }
 
     #[test]
