@@ -78,11 +78,17 @@ async fn serve(
         tokens: Arc::default(),
     };
     tracing::info!(address = %listener.local_addr()?, backend = state.store.backend(), "serving");
+    // Other processes' changes, where the database announces them.
+    let relay = state
+        .store
+        .announcements()
+        .map(|announcements| realtime::relay::spawn(state.store.clone(), hub.clone(), announcements));
     let app = http::app(state, &config);
     // Background work runs beside the server and stops with it; all its
     // state is in the database, so stopping at any point loses nothing.
     let sweeper = clock::sweeper::spawn(games, Duration::from_millis(config.sweep_interval_ms));
     let notifier = Arc::new(notifier).spawn();
+
     let shutdown = async move {
         shutdown.await;
         // Live sockets and event streams would keep a graceful shutdown waiting.
@@ -100,6 +106,11 @@ async fn serve(
     notifier.abort();
     let _ = sweeper.await;
     let _ = notifier.await;
+    if let Some(relay) = relay {
+        // Dropping its announcements stops the store's listener too.
+        relay.abort();
+        let _ = relay.await;
+    }
     served?;
     Ok(())
 }

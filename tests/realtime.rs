@@ -659,3 +659,57 @@ async fn heartbeats_close_a_dead_peer_and_keep_a_live_one() {
     );
     teardown(database, server).await;
 }
+
+/// With several server processes on one PostgreSQL database, subscribers
+/// connected to one hear at once of what is committed through another:
+/// game events in order, and their own turn (the database announces each
+/// commit). SQLite announces nothing: there the test has nothing to check.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn changes_made_through_another_server_process_arrive_live() {
+    let (database, one) = setup().await;
+    if !database.is_postgres() {
+        teardown(database, one).await;
+        return;
+    }
+    let two = TestServer::start_with(Config::with_database(&database.url)).await;
+    let (id, alice, bob_token) = gravity(&one).await;
+    let mut watcher = connect(&two, None).await;
+    let (frames, _) = watcher.subscribe(id, None).await;
+    let seen = frames[0]["seq"].as_i64().expect("a snapshot seq");
+    let mut bob = connect(&two, Some(&bob_token)).await;
+    bob.send(json!({ "type": "subscribe_player", "id": "p" })).await;
+    let (_, answer) = bob.until_answer("p").await;
+    let bob_seq = answer["result"]["seq"].as_i64().expect("the stream's seq");
+
+    let (status, body) = one.play(id, &alice, "d4", 0).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let frame = watcher.next_skipping_presence().await;
+    assert_eq!(
+        frame["type"], "event",
+        "a live event, not a resynchronising snapshot: {frame}"
+    );
+    assert_eq!(frame["kind"], "move", "{frame}");
+    assert_eq!(frame["seq"], seen + 1, "{frame}");
+    assert_eq!(frame["data"]["move"], "d4", "{frame}");
+    assert!(frame.get("committed_us").is_none(), "read back from the log: {frame}");
+    let frame = bob.next_skipping_presence().await;
+    assert_eq!(frame["type"], "player_event", "{frame}");
+    assert_eq!(frame["kind"], "your_turn", "{frame}");
+    assert_eq!(frame["seq"], bob_seq + 1, "{frame}");
+
+    // A move through this process is published by it, once, with its commit
+    // time; not again when the database announces it.
+    let (status, body) = two.play(id, &bob_token, "e4", 1).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let (status, body) = one.play(id, &alice, "c4", 2).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    for (seq, notation, here) in [(seen + 2, "e4", true), (seen + 3, "c4", false)] {
+        let frame = watcher.next_skipping_presence().await;
+        assert_eq!(frame["type"], "event", "{frame}");
+        assert_eq!(frame["seq"], seq, "{frame}");
+        assert_eq!(frame["data"]["move"], notation, "{frame}");
+        assert_eq!(frame["committed_us"].is_i64(), here, "{frame}");
+    }
+    two.stop().await;
+    teardown(database, one).await;
+}

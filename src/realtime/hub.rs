@@ -10,8 +10,9 @@
 //!   subscribed to it, pushed on the game's channel whenever that changes.
 //!
 //! The hub is fed only after a transaction commits ([`crate::games::Games`]
-//! calls [`Hub::publish_game`] and [`Hub::publish_players`]): nothing is ever
-//! announced that the database does not hold.
+//! calls [`Hub::publish_game`] and [`Hub::publish_players`]; the
+//! [`super::relay`] what other processes committed, read back from the
+//! log): nothing is ever announced that the database does not hold.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -57,7 +58,13 @@ struct Topic {
     sender: broadcast::Sender<GameFrame>,
     /// Connections per seat of seated players subscribed to the game.
     online: BTreeMap<i64, usize>,
+    /// The newest event sent on the channel, if any yet.
+    published: Option<i64>,
 }
+
+/// Events a relay fetches for a game whose channel has published nothing
+/// yet: its subscribers drop the ones their snapshots cover.
+const RELAY_BACKFILL: i64 = 8;
 
 pub struct Hub {
     capacity: usize,
@@ -114,6 +121,7 @@ impl Hub {
         let topic = games.entry(game).or_insert_with(|| Topic {
             sender: broadcast::channel(self.capacity).0,
             online: BTreeMap::new(),
+            published: None,
         });
         GameSubscription {
             receiver: Some(topic.sender.subscribe()),
@@ -173,16 +181,42 @@ impl Hub {
     /// moment is the frames' `committed_us`.
     pub fn publish_game(&self, game: i64, events: &[EventRow]) {
         let committed_us = now_us();
+        self.publish(game, events, |event| live_event_frame(game, event, committed_us));
+    }
+
+    /// Where a relay of `game` should read the log from so that its
+    /// subscribers get everything up to `seq`: `None` when this process
+    /// has no subscriber of the game or has published `seq` already.
+    pub fn missing(&self, game: i64, seq: i64) -> Option<i64> {
         let games = locked(&self.games);
-        let Some(topic) = games.get(&game) else {
+        match games.get(&game)?.published {
+            Some(published) if published >= seq => None,
+            Some(published) => Some(published),
+            None => Some((seq - RELAY_BACKFILL).max(0)),
+        }
+    }
+
+    /// Sends events another process committed, read back from the log,
+    /// skipping those already sent (this process's own, announced too).
+    pub fn publish_relayed(&self, game: i64, events: &[EventRow]) {
+        self.publish(game, events, |event| event_frame(game, event));
+    }
+
+    /// Sends each event newer than the channel's newest, in order.
+    fn publish(&self, game: i64, events: &[EventRow], frame: impl Fn(&EventRow) -> Value) {
+        let mut games = locked(&self.games);
+        let Some(topic) = games.get_mut(&game) else {
             return;
         };
         for event in events {
-            let frame = GameFrame {
+            if topic.published.is_some_and(|published| event.seq <= published) {
+                continue;
+            }
+            topic.published = Some(event.seq);
+            let _ = topic.sender.send(GameFrame {
                 seq: Some(event.seq),
-                text: live_event_frame(game, event, committed_us).to_string().into(),
-            };
-            let _ = topic.sender.send(frame);
+                text: frame(event).to_string().into(),
+            });
         }
     }
 
@@ -360,5 +394,34 @@ mod tests {
         assert!((before..=now_us()).contains(&committed), "{frame}");
         assert_eq!(frame["seq"], 1);
         assert!(event_frame(3, &event).get("committed_us").is_none());
+    }
+
+    /// What another process committed is relayed once, after what this
+    /// process published itself, and only to games with subscribers.
+    #[tokio::test]
+    async fn relayed_events_go_out_once_and_in_order() {
+        let hub = Arc::new(Hub::new(16));
+        let events: Vec<EventRow> = (1..=4)
+            .map(|seq| EventRow {
+                seq,
+                kind: "move".to_owned(),
+                payload: json!({ "ply": seq }),
+                created_at: 0,
+            })
+            .collect();
+        assert_eq!(hub.missing(3, 2), None, "nobody here follows game 3");
+        let mut subscription = hub.subscribe_game(3);
+        assert_eq!(hub.missing(3, 20), Some(20 - RELAY_BACKFILL));
+        hub.publish_game(3, &events[..2]);
+        assert_eq!(hub.missing(3, 2), None, "published here already");
+        assert_eq!(hub.missing(3, 4), Some(2));
+        hub.publish_relayed(3, &events);
+        hub.publish_game(3, &events[3..]);
+        let mut seqs = Vec::new();
+        while let Ok(Ok(frame)) = tokio::time::timeout(std::time::Duration::from_millis(50), subscription.recv()).await
+        {
+            seqs.push(frame.seq);
+        }
+        assert_eq!(seqs, [1, 2, 3, 4].map(Some));
     }
 }

@@ -6,6 +6,7 @@
 //! transaction: the event logs in the database are what clients resume from.
 
 mod hub;
+pub mod relay;
 pub mod socket;
 
 pub use hub::{event_frame, GameFrame, GameSubscription, Hub, PlayerSubscription};

@@ -8,6 +8,7 @@
 //! (`sqlite/writer.rs` on a thread of its own through rusqlite,
 //! `postgres.rs` through sqlx), from the statements of [`sql`].
 
+pub mod announce;
 mod group_commit;
 pub mod notify;
 mod postgres;
@@ -348,6 +349,12 @@ pub trait Store: NotifyStore + Send + Sync + 'static {
     async fn games_to_move(&self, player_id: i64) -> StoreResult<Vec<i64>>;
     /// The number of the player's last event (0 when none).
     async fn player_event_seq(&self, player_id: i64) -> StoreResult<i64>;
+
+    /// What the database announces was committed, by any process sharing
+    /// it, from a connection of its own: `None` where the backend cannot
+    /// tell (SQLite). Announcements made while that connection is down are
+    /// lost.
+    fn announcements(&self) -> Option<tokio::sync::mpsc::Receiver<Vec<announce::Announcement>>>;
 }
 
 /// Connects to the database the URL names (`sqlite:…` or `postgres://…`),
@@ -498,6 +505,10 @@ macro_rules! impl_store {
 
         #[async_trait]
         impl Store for $store {
+            fn announcements(&self) -> Option<tokio::sync::mpsc::Receiver<Vec<super::announce::Announcement>>> {
+                self.announcement_feed()
+            }
+
             fn backend(&self) -> &'static str {
                 $backend
             }

@@ -1,13 +1,16 @@
 //! The PostgreSQL backend, through a connection pool.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
-use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::postgres::{PgListener, PgPool, PgPoolOptions};
 use sqlx::{Postgres, Transaction};
 
+use super::announce::{self, Announcement};
 use super::group_commit::{Change, Done, GroupCommit};
 use super::sql;
 
@@ -18,6 +21,10 @@ pub struct PgStore {
     pool: PgPool,
     commits: GroupCommit,
     gate: super::WriteGate,
+    /// The server process id of the writer's connection (0 before it
+    /// connects): the announcements of its commits, which this process
+    /// published itself, are not relayed back.
+    writer_backend: Arc<AtomicU32>,
 }
 
 impl PgStore {
@@ -29,8 +36,14 @@ impl PgStore {
             .await?;
         sqlx::migrate!("migrations/postgres").run(&pool).await?;
         let gate = super::WriteGate::open();
-        let commits = PgStore::group_commit(&pool).map_err(sqlx::Error::Io)?;
-        Ok(PgStore { pool, commits, gate })
+        let writer_backend = Arc::new(AtomicU32::new(0));
+        let commits = PgStore::group_commit(&pool, writer_backend.clone()).map_err(sqlx::Error::Io)?;
+        Ok(PgStore {
+            pool,
+            commits,
+            gate,
+            writer_backend,
+        })
     }
 }
 
@@ -229,9 +242,10 @@ impl PgStore {
     async fn commit_batch(
         pool: &PgPool,
         writer: &mut Option<sqlx::PgConnection>,
+        backend: &AtomicU32,
         batch: Vec<Change>,
     ) -> (Vec<StoreResult<Done>>, u64) {
-        match Self::commit_together(pool, writer, &batch).await {
+        match Self::commit_together(pool, writer, backend, &batch).await {
             Ok(results) => return (results, 1),
             // Rare: a constraint or the database refused the
             // transaction. Alone, each update meets its own fate.
@@ -255,12 +269,20 @@ impl PgStore {
     async fn commit_together(
         pool: &PgPool,
         writer: &mut Option<sqlx::PgConnection>,
+        backend: &AtomicU32,
         batch: &[Change],
     ) -> StoreResult<Vec<StoreResult<Done>>> {
         use sqlx::{ConnectOptions, Connection};
         let connection = match writer {
             Some(connection) => connection,
-            None => writer.insert(pool.connect_options().connect().await?),
+            None => {
+                let mut connection = pool.connect_options().connect().await?;
+                let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+                    .fetch_one(&mut connection)
+                    .await?;
+                backend.store(pid.unsigned_abs(), Ordering::Relaxed);
+                writer.insert(connection)
+            }
         };
         let mut tx = connection.begin().await?;
         let (plain, rest) = split_plain(batch);
@@ -393,13 +415,72 @@ impl PgStore {
 
     /// The writer of this store's group commit, on a thread of its own.
     /// PostgreSQL locks rows, so nothing else in this process waits for it.
-    fn group_commit(pool: &PgPool) -> std::io::Result<GroupCommit> {
+    fn group_commit(pool: &PgPool, backend: Arc<AtomicU32>) -> std::io::Result<GroupCommit> {
         let pool = pool.clone();
-        let writer = std::sync::Arc::new(tokio::sync::Mutex::new(None));
+        let writer = Arc::new(tokio::sync::Mutex::new(None));
         GroupCommit::spawn_runtime_thread(move |batch| {
-            let (pool, writer) = (pool.clone(), writer.clone());
-            async move { Self::commit_batch(&pool, &mut *writer.lock().await, batch).await }
+            let (pool, writer, backend) = (pool.clone(), writer.clone(), backend.clone());
+            async move { Self::commit_batch(&pool, &mut *writer.lock().await, &backend, batch).await }
         })
+    }
+}
+
+impl PgStore {
+    /// Listens to the announcements of the triggers on a connection of its
+    /// own, until the receiver is dropped.
+    fn announcement_feed(&self) -> Option<tokio::sync::mpsc::Receiver<Vec<Announcement>>> {
+        let (sender, receiver) = tokio::sync::mpsc::channel(1024);
+        tokio::spawn(listen(self.pool.clone(), self.writer_backend.clone(), sender));
+        Some(receiver)
+    }
+}
+
+async fn listen(pool: PgPool, own_writer: Arc<AtomicU32>, announcements: tokio::sync::mpsc::Sender<Vec<Announcement>>) {
+    /// How long a failed connection waits before it tries again.
+    const RETRY: Duration = Duration::from_secs(1);
+    while !announcements.is_closed() {
+        let mut listener = match PgListener::connect_with(&pool).await {
+            Ok(listener) => listener,
+            Err(error) => {
+                tracing::warn!(%error, "cannot listen to the database's announcements; retrying");
+                tokio::time::sleep(RETRY).await;
+                continue;
+            }
+        };
+        if let Err(error) = listener
+            .listen_all([announce::GAME_CHANNEL, announce::PLAYER_CHANNEL])
+            .await
+        {
+            tracing::warn!(%error, "cannot listen to the database's announcements; retrying");
+            tokio::time::sleep(RETRY).await;
+            continue;
+        }
+        loop {
+            let notification = tokio::select! {
+                () = announcements.closed() => return,
+                notification = listener.recv() => notification,
+            };
+            match notification {
+                // This process published its writer's commits already;
+                // relaying them too would race that publication (one frame
+                // in ten went out read back from the log, without its
+                // commit time, in a WebSocket run) and cost a read each.
+                Ok(notification) if notification.process_id() == own_writer.load(Ordering::Relaxed) => {}
+                Ok(notification) => match announce::parse(notification.channel(), notification.payload()) {
+                    Ok(batch) => {
+                        if announcements.send(batch).await.is_err() {
+                            return;
+                        }
+                    }
+                    Err(error) => tracing::warn!(%error, "ignored"),
+                },
+                Err(error) => {
+                    tracing::warn!(%error, "lost the database's announcements; listening again");
+                    tokio::time::sleep(RETRY).await;
+                    break;
+                }
+            }
+        }
     }
 }
 

@@ -51,5 +51,12 @@ impl SqliteStore {
     }
 }
 
+impl SqliteStore {
+    /// SQLite announces nothing to other processes.
+    fn announcement_feed(&self) -> Option<tokio::sync::mpsc::Receiver<Vec<super::announce::Announcement>>> {
+        None
+    }
+}
+
 super::impl_store!(SqliteStore, sqlx::Sqlite, "sqlite");
 super::notify::impl_notify_store!(SqliteStore, sqlx::Sqlite);
