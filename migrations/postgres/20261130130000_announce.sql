@@ -4,6 +4,10 @@
 -- writer inserts a whole batch's events in one), naming the newest event per
 -- game or player as `id:seq,id:seq,…`, in chunks of 150 that stay well under
 -- NOTIFY's 8000-byte payload limit.
+--
+-- Two functions alike rather than one taking the column as an argument: that
+-- one would need EXECUTE, planned anew each time (pgbench, 35 rows a
+-- statement: 0.31 ms added against 0.13 ms for these).
 
 CREATE FUNCTION announce_game_events() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
