@@ -88,7 +88,6 @@ async fn serve(
     // state is in the database, so stopping at any point loses nothing.
     let sweeper = clock::sweeper::spawn(games, Duration::from_millis(config.sweep_interval_ms));
     let notifier = Arc::new(notifier).spawn();
-
     let shutdown = async move {
         shutdown.await;
         // Live sockets and event streams would keep a graceful shutdown waiting.

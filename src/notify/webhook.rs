@@ -182,9 +182,10 @@ pub async fn post(
     timeout: Duration,
 ) -> Result<(), String> {
     if !allow_private {
-        // The client's resolver checks names as it connects, but an
-        // address in the URL is not resolved, and behind a proxy the proxy
-        // resolves: check what the URL's host stands for now, too.
+        // The client's resolver checks names as it connects; but behind a
+        // proxy (`HTTPS_PROXY`…) the proxy resolves them, so the host is
+        // checked here too. (An address in the URL was checked by
+        // `WebhookUrl::parse`.)
         let (host, port) = url.host_and_port().ok_or("the webhook URL names no host")?;
         public_addresses(host.trim_start_matches('[').trim_end_matches(']'), port)
             .await

@@ -301,10 +301,10 @@ pub trait Store: NotifyStore + Send + Sync + 'static {
     ) -> StoreResult<()>;
     async fn insert_token(&self, token_hash: &str, player_id: i64, now: i64) -> StoreResult<()>;
     async fn player_by_token(&self, token_hash: &str) -> StoreResult<Option<Player>>;
-    /// Ends one session; `false` when there was no such token.
-    async fn delete_token(&self, token_hash: &str) -> StoreResult<bool>;
-    /// Ends every session of a player; how many there were.
-    async fn delete_tokens(&self, player_id: i64) -> StoreResult<u64>;
+    /// Ends one session.
+    async fn delete_token(&self, token_hash: &str) -> StoreResult<()>;
+    /// Ends every session of a player.
+    async fn delete_tokens(&self, player_id: i64) -> StoreResult<()>;
 
     async fn game(&self, id: i64) -> StoreResult<Option<GameRecord>>;
     async fn list_games(&self, filter: &GameFilter) -> StoreResult<Vec<GameRecord>>;
@@ -610,23 +610,22 @@ macro_rules! impl_store {
                 Ok(())
             }
 
-            async fn delete_token(&self, token_hash: &str) -> StoreResult<bool> {
+            async fn delete_token(&self, token_hash: &str) -> StoreResult<()> {
                 let _gate = self.gate.enter().await;
-                let deleted = sqlx::query("DELETE FROM tokens WHERE token_hash = $1")
+                sqlx::query("DELETE FROM tokens WHERE token_hash = $1")
                     .bind(token_hash)
                     .execute(&self.pool)
-                    .await?
-                    .rows_affected();
-                Ok(deleted == 1)
+                    .await?;
+                Ok(())
             }
 
-            async fn delete_tokens(&self, player_id: i64) -> StoreResult<u64> {
+            async fn delete_tokens(&self, player_id: i64) -> StoreResult<()> {
                 let _gate = self.gate.enter().await;
-                Ok(sqlx::query("DELETE FROM tokens WHERE player_id = $1")
+                sqlx::query("DELETE FROM tokens WHERE player_id = $1")
                     .bind(player_id)
                     .execute(&self.pool)
-                    .await?
-                    .rows_affected())
+                    .await?;
+                Ok(())
             }
 
             async fn player_by_token(&self, token_hash: &str) -> StoreResult<Option<Player>> {
