@@ -1,6 +1,7 @@
 //! Tavoliere: an online server for abstract board games.
 //!
 //! - [`rules`]: the games themselves, pure and synchronous.
+//! - [`domain`]: the vocabulary every layer speaks (seats, game statuses).
 //! - [`games`]: the games service (actions, hot games, never lose, never double).
 //! - [`store`]: storage, one trait and one implementation per database.
 //! - [`clock`]: time controls, and the sweeper that ends games lost on time.
@@ -16,6 +17,7 @@ pub mod accounts;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod domain;
 pub mod error;
 pub mod games;
 pub mod http;

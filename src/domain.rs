@@ -1,0 +1,190 @@
+//! The vocabulary every layer speaks about games: a [`Seat`] at the table and
+//! a game's [`GameStatus`]. The store reads and writes them, the service
+//! decides with them, the doors render them; none of them is a bare integer
+//! or a string literal outside (de)serialisation.
+//!
+//! Promises: a `Seat` is always a seat number a game can have (0 to 7, as
+//! the rules count them); a `GameStatus` round-trips through its stored and
+//! wire spelling (`open`, `active`, `finished`, `aborted`).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::rules;
+
+/// A seat at the table, numbered from 0 in turn order; seat 0 moves first.
+/// Stored as an integer column and sent as a JSON number.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(transparent)]
+pub struct Seat(rules::Seat);
+
+/// The most seats any game has (the rules keep seat sets in a byte).
+pub const MAX_SEATS: u8 = 8;
+
+impl Seat {
+    pub const FIRST: Seat = Seat(0);
+
+    /// The seat numbered `n`, if a game can have it.
+    pub fn new(n: u8) -> Option<Seat> {
+        (n < MAX_SEATS).then_some(Seat(n))
+    }
+
+    /// The seat as the rules number it.
+    pub fn rules(self) -> rules::Seat {
+        self.0
+    }
+
+    /// The seat as an index into per-seat lists (clocks, colours).
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+
+    /// This seat's bit in a set of seats (offers).
+    pub fn bit(self) -> i64 {
+        1 << self.0
+    }
+
+    /// Every seat of a table of `count`, in turn order.
+    pub fn all(count: usize) -> impl Iterator<Item = Seat> {
+        (0..count.min(usize::from(MAX_SEATS)) as u8).map(Seat)
+    }
+}
+
+impl From<rules::Seat> for Seat {
+    /// The rules only ever name seats of their own table.
+    fn from(seat: rules::Seat) -> Seat {
+        Seat(seat.min(MAX_SEATS - 1))
+    }
+}
+
+impl From<Seat> for i64 {
+    fn from(seat: Seat) -> i64 {
+        i64::from(seat.0)
+    }
+}
+
+/// A stored or sent number that is no seat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0} is not a seat number (0 to 7)")]
+pub struct BadSeat(pub i64);
+
+impl TryFrom<i64> for Seat {
+    type Error = BadSeat;
+
+    fn try_from(n: i64) -> Result<Seat, BadSeat> {
+        u8::try_from(n).ok().and_then(Seat::new).ok_or(BadSeat(n))
+    }
+}
+
+impl fmt::Display for Seat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// The seats of a set kept as a bit mask (pending draw and takeback offers).
+pub fn seats_in(mask: i64, count: usize) -> Vec<Seat> {
+    Seat::all(count).filter(|s| mask & s.bit() != 0).collect()
+}
+
+/// Every seat of a table of `count`, as a bit mask.
+pub fn all_seats_mask(count: usize) -> i64 {
+    Seat::all(count).fold(0, |mask, s| mask | s.bit())
+}
+
+/// Where a game is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GameStatus {
+    /// Waiting for seats to fill.
+    Open,
+    /// Every seat taken; moves are played.
+    Active,
+    /// Over, with an outcome.
+    Finished,
+    /// Ended before it really began: aborted, or an invitation declined.
+    Aborted,
+}
+
+impl GameStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameStatus::Open => "open",
+            GameStatus::Active => "active",
+            GameStatus::Finished => "finished",
+            GameStatus::Aborted => "aborted",
+        }
+    }
+
+    /// Whether the game is over (finished or aborted).
+    pub fn is_over(self) -> bool {
+        matches!(self, GameStatus::Finished | GameStatus::Aborted)
+    }
+}
+
+impl fmt::Display for GameStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A spelling that names no status.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a game status (open, active, finished, aborted)")]
+pub struct BadStatus(pub String);
+
+impl FromStr for GameStatus {
+    type Err = BadStatus;
+
+    fn from_str(s: &str) -> Result<GameStatus, BadStatus> {
+        match s {
+            "open" => Ok(GameStatus::Open),
+            "active" => Ok(GameStatus::Active),
+            "finished" => Ok(GameStatus::Finished),
+            "aborted" => Ok(GameStatus::Aborted),
+            other => Err(BadStatus(other.chars().take(40).collect())),
+        }
+    }
+}
+
+impl TryFrom<String> for GameStatus {
+    type Error = BadStatus;
+
+    fn try_from(s: String) -> Result<GameStatus, BadStatus> {
+        s.parse()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_round_trip_through_their_spelling() {
+        for status in [GameStatus::Open, GameStatus::Active, GameStatus::Finished, GameStatus::Aborted] {
+            assert_eq!(status.as_str().parse::<GameStatus>(), Ok(status));
+            assert_eq!(serde_json::to_value(status).unwrap(), status.as_str());
+        }
+        assert!("Active".parse::<GameStatus>().is_err());
+        assert!("".parse::<GameStatus>().is_err());
+    }
+
+    #[test]
+    fn seats_are_numbers_a_table_can_have() {
+        assert_eq!(Seat::try_from(3), Ok(Seat::from(3)));
+        assert_eq!(i64::from(Seat::try_from(7).unwrap()), 7);
+        assert_eq!(Seat::try_from(8), Err(BadSeat(8)));
+        assert_eq!(Seat::try_from(-1), Err(BadSeat(-1)));
+        assert_eq!(serde_json::to_value(Seat::from(2)).unwrap(), 2);
+    }
+
+    #[test]
+    fn seat_sets_as_masks() {
+        assert_eq!(all_seats_mask(4), 0b1111);
+        assert_eq!(seats_in(0b101, 4), vec![Seat::from(0), Seat::from(2)]);
+        assert_eq!(seats_in(0b1000_0000, 2), Vec::<Seat>::new());
+    }
+}
