@@ -2,9 +2,11 @@
 //!
 //! - [`rules`]: the games themselves, pure and synchronous.
 //! - [`domain`]: the vocabulary every layer speaks (seats, game statuses).
-//! - [`games`]: the games service (actions, hot games, never lose, never double).
+//! - [`games`]: the games service (actions, hot games, never lose, never
+//!   double), and the sweeper that ends games lost on time.
+//! - [`views`]: what a game looks like: JSON states, records, boards.
 //! - [`store`]: storage, one trait and one implementation per database.
-//! - [`clock`]: time controls, and the sweeper that ends games lost on time.
+//! - [`clock`]: time controls: deadlines, banks, vacations, pure arithmetic.
 //! - [`notify`]: email and webhook notifications from the player event log.
 //! - [`http`]: the REST API.
 //! - [`realtime`]: live games over WebSocket, the player's event stream,
@@ -27,6 +29,7 @@ pub mod notify;
 pub mod realtime;
 pub mod rules;
 pub mod store;
+pub mod views;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -67,12 +70,12 @@ async fn serve(
     let store = store::connect(&config.database_url).await?;
     let metrics = Arc::new(metrics::Metrics::default());
     let hub = Arc::new(realtime::Hub::new(config.realtime.ws_channel_capacity));
-    let games =
-        Arc::new(games::Games::with_hub(store.clone(), metrics.clone(), hub.clone()).with_timing(config.timing()));
+    let games = Arc::new(games::Games::new(store.clone(), metrics.clone(), hub.clone()).with_timing(config.timing()));
     let presence = presence.unwrap_or_else(|| hub.clone());
-    let notifier = notify::Notifier::new(games.clone(), config.notify.clone(), presence)?;
+    let notifier = notify::Notifier::new(store.clone(), games.clone(), config.notify.clone(), presence)?;
     let state = http::AppState {
         games: games.clone(),
+        hub: hub.clone(),
         store,
         metrics,
         config: Arc::new(config.clone()),
@@ -88,7 +91,7 @@ async fn serve(
     let app = http::app(state, &config);
     // Background work runs beside the server and stops with it; all its
     // state is in the database, so stopping at any point loses nothing.
-    let sweeper = clock::sweeper::spawn(games, Duration::from_millis(config.sweep_interval_ms));
+    let sweeper = games::sweeper::spawn(games, Duration::from_millis(config.sweep_interval_ms));
     let notifier = Arc::new(notifier).spawn();
     let shutdown = async move {
         shutdown.await;

@@ -597,7 +597,7 @@ async fn your_turn_mail_reaches_a_real_smtp_server() {
         "the board as text:\n{body}\n---\n{board}"
     );
     assert!(
-        body.contains(&format!("Deadline: {} (UTC)", tavoliere::games::timestamp(deadline))),
+        body.contains(&format!("Deadline: {} (UTC)", tavoliere::views::timestamp(deadline))),
         "{body}"
     );
     assert!(body.contains(&format!("https://tavoliere.test/games/{id}")), "{body}");

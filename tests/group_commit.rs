@@ -9,6 +9,7 @@ use common::Database;
 use futures_util::future::join_all;
 use serde_json::json;
 use std::sync::Arc;
+use tavoliere::domain::{GameStatus, Seat};
 
 use tavoliere::store::{self, Event, GameUpdate, NewGame, NewMove, Player, PlayerEvent, Store, StoreError};
 
@@ -49,9 +50,9 @@ fn a_move(id: i64, expected_seq: i64, ply: i64, players: (i64, i64)) -> GameUpda
     GameUpdate {
         id,
         expected_seq,
-        status: "active".to_owned(),
+        status: GameStatus::Active,
         ply,
-        to_move: Some(ply % 2),
+        to_move: Seat::new((ply % 2) as u8),
         outcome: None,
         draw_offer: 0,
         takeback_offer: 0,
@@ -59,7 +60,7 @@ fn a_move(id: i64, expected_seq: i64, ply: i64, players: (i64, i64)) -> GameUpda
         sit: Vec::new(),
         insert_move: Some(NewMove {
             ply,
-            seat: (ply - 1) % 2,
+            seat: Seat::from(((ply - 1) % 2) as u8),
             player_id: mover,
             notation: format!("a{ply}"),
             effect: None,
@@ -183,7 +184,7 @@ async fn a_change_that_fails_half_way_fails_alone_and_leaves_nothing() {
     let broken = ids[7];
     let mut bad = a_move(broken, 1, 1, players);
     // Seat 0 is alice's: the seat is refused after the game's row changed.
-    bad.sit = vec![(0, bob.id)];
+    bad.sit = vec![(Seat::FIRST, bob.id)];
     let moves = ids.iter().map(|&id| {
         let store = store.clone();
         let update = if id == broken {

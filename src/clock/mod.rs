@@ -13,8 +13,6 @@
 //! A "day" is [`Scale::day_ms`] milliseconds: 86 400 000 in production, a
 //! few milliseconds in tests (`--clock-day-ms`).
 
-pub mod sweeper;
-
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use utoipa::ToSchema;

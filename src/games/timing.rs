@@ -1,44 +1,96 @@
-//! The games service's side of clocks: losing on time, reminders, and
-//! deadlines moved by vacations. The arithmetic is in [`crate::clock`]; the
-//! background task that calls these is [`crate::clock::sweeper`].
+//! The games service's side of clocks: losing on time, reminders, deadlines
+//! moved by vacations, and the clock a state shows. The arithmetic is in
+//! [`crate::clock`]; the background task that calls these is
+//! [`super::sweeper`].
 
-use serde_json::json;
-
-use super::{conceded_outcome, event, finish, player_at, update_from, Games, Hot, ATTEMPTS};
-use crate::clock::{ClockState, ClockView};
-use crate::error::{Error, Result};
+use crate::clock::{Clock, ClockState, ClockView, Pause, TimeControl};
+use crate::domain::{GameStatus, Seat};
 use crate::store::{GameRecord, PlayerEvent};
+use crate::views::timestamp;
+
+use super::commit::Progress;
+use super::decide::{self, Schedule, SeatPauses};
+use super::error::{GameError, GameResult};
+use super::events::{Ending, GameEvent, PlayerNotice};
+use super::hot::Hot;
+use super::{now, Games, ATTEMPTS};
+
+fn time_control(record: &GameRecord) -> TimeControl {
+    TimeControl::from_stored(record.row.time_control.as_ref())
+}
 
 impl Games {
+    pub(super) fn schedule_of(&self, record: &GameRecord) -> Schedule {
+        Schedule {
+            clock: Clock::new(time_control(record), self.timing.scale),
+            remind_before_ms: self.timing.remind_before_ms,
+        }
+    }
+
+    /// The vacations that stop each seat's clock; `sitting` is a player
+    /// taking a seat, not yet in `record`. Only correspondence clocks stop.
+    pub(super) async fn seat_pauses(
+        &self,
+        record: &GameRecord,
+        sitting: Option<(Seat, i64)>,
+    ) -> GameResult<SeatPauses> {
+        if !time_control(record).is_correspondence() {
+            return Ok(SeatPauses::default());
+        }
+        let mut pauses = Vec::with_capacity(record.seats.len());
+        for seat in &record.seats {
+            let player = match (&seat.player, sitting) {
+                (Some((id, _)), _) => Some(*id),
+                (None, Some((at, id))) if at == seat.seat => Some(id),
+                (None, _) => None,
+            };
+            pauses.push(match player {
+                Some(id) => self.pauses_of(id).await?,
+                None => Vec::new(),
+            });
+        }
+        Ok(SeatPauses(pauses))
+    }
+
+    /// The vacations that stop the clock of whoever sits at `seat`.
+    pub(super) async fn pauses_at(&self, record: &GameRecord, seat: Option<Seat>) -> GameResult<Vec<Pause>> {
+        match record.player_at(seat) {
+            Some(player) if time_control(record).is_correspondence() => self.pauses_of(player).await,
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    async fn pauses_of(&self, player_id: i64) -> GameResult<Vec<Pause>> {
+        let vacations = self.store.vacations(player_id).await?;
+        Ok(vacations.iter().map(|&(start, end)| Pause { start, end }).collect())
+    }
+
     /// Ends the game if the player to move is out of time. `Ok(true)` when
     /// this call ended it; `Ok(false)` when there was nothing to do: no
     /// clock, time left (a vacation moved the deadline), or the game was
     /// already over — which is how a second sweeper, in this process or
     /// another, learns that the first one won.
-    pub async fn time_out(&self, id: i64) -> Result<bool> {
-        let slot = self.slot(id);
+    pub async fn time_out(&self, id: i64) -> GameResult<bool> {
+        let slot = self.hot.slot(id);
         let mut hot = slot.lock().await;
         self.time_out_locked(&mut hot, id).await
     }
 
-    pub(super) async fn time_out_locked(&self, hot: &mut Hot, id: i64) -> Result<bool> {
+    pub(super) async fn time_out_locked(&self, hot: &mut Hot, id: i64) -> GameResult<bool> {
         for _ in 0..ATTEMPTS {
             let record = self.load(id).await?;
             let row = &record.row;
-            let (Some(state), Some(seat), true) = (
-                ClockState::from_stored(row.clock.as_ref()),
-                row.to_move,
-                row.status == "active",
-            ) else {
+            let (Some(state), Some(seat), GameStatus::Active) =
+                (ClockState::from_stored(row.clock.as_ref()), row.to_move, row.status)
+            else {
                 return Ok(false);
             };
-            let pauses = self.pauses_at(&record, Some(seat), None).await?;
-            let index = usize::try_from(seat).map_err(Error::internal)?;
-            let Some(deadline) = self.clock_of(&record).deadline(&state, index, &pauses) else {
+            let pauses = self.pauses_at(&record, Some(seat)).await?;
+            let Some(deadline) = self.schedule_of(&record).clock.deadline(&state, seat.index(), &pauses) else {
                 return Ok(false);
             };
-            let mut update = update_from(&record);
-            if update.now < deadline {
+            let now = now();
+            if now < deadline {
                 if row.deadline != Some(deadline) {
                     // Stale after a vacation: store the real one.
                     self.store
@@ -48,89 +100,86 @@ impl Games {
                 return Ok(false);
             }
             let game = self.position(hot, &record).await?;
-            let player = record
-                .seats
-                .iter()
-                .find(|s| s.seat == seat)
-                .and_then(|s| s.player.as_ref().map(|(_, name)| name.clone()));
-            update.events.push(event(
-                "timeout",
-                json!({ "seat": seat, "player": player, "deadline": deadline }),
-            ));
-            finish(&record, &mut update, conceded_outcome(&game, seat, "time"));
+            let mut progress = Progress::of(&record, now);
+            progress.event(GameEvent::Timeout {
+                seat,
+                player: record.name_at(seat).map(str::to_owned),
+                deadline,
+            });
+            let winners = decide::conceded_winners(&game, seat);
+            progress.finish(&record, Ending::Time { winners });
             let mut spent = state;
-            if let Some(left) = spent.remaining_ms.get_mut(index) {
+            if let Some(left) = spent.remaining_ms.get_mut(seat.index()) {
                 *left = 0;
             }
-            update.clock = Some(spent.to_stored());
-            if self.commit(hot, &record, update, game).await? {
-                tracing::info!(game = id, seat, deadline, "lost on time");
+            progress.update.clock = Some(spent.to_stored());
+            if self.commit(hot, &record, progress, game).await?.is_some() {
+                tracing::info!(game = id, %seat, deadline, "lost on time");
                 return Ok(true);
             }
         }
-        Err(Self::busy())
+        Err(GameError::Busy)
     }
 
     /// Sends the player to move their reminder if it is due. `Ok(true)`
     /// when this call sent it (exactly one process does, once per move).
-    pub async fn remind(&self, id: i64) -> Result<bool> {
+    pub async fn remind(&self, id: i64) -> GameResult<bool> {
         let record = self.load(id).await?;
         let row = &record.row;
         let (Some(remind_at), Some(deadline), Some(player_id)) =
-            (row.reminder_at, row.deadline, player_at(&record, row.to_move))
+            (row.reminder_at, row.deadline, record.player_at(row.to_move))
         else {
             return Ok(false);
         };
-        let now = super::now();
-        if remind_at > now || row.status != "active" {
+        let now = now();
+        if remind_at > now || row.status != GameStatus::Active {
             return Ok(false);
         }
-        let event = PlayerEvent {
-            player_id,
-            kind: "reminder",
-            payload: json!({
-                "ply": row.ply, "seat": row.to_move, "deadline": deadline,
-                "deadline_at": super::timestamp(deadline),
-            }),
+        let notice = PlayerNotice::Reminder {
+            ply: row.ply,
+            seat: row.to_move,
+            deadline,
+            deadline_at: timestamp(deadline),
         };
+        let event: PlayerEvent = notice.to(player_id);
         Ok(self.store.send_reminder(id, row.event_seq, event, now).await?)
     }
 
     /// Recomputes the deadlines of every game waiting for `player_id`
     /// (after a vacation of theirs was declared or ended).
-    pub async fn refresh_deadlines(&self, player_id: i64) -> Result<()> {
+    pub async fn refresh_deadlines(&self, player_id: i64) -> GameResult<()> {
         for id in self.store.games_to_move(player_id).await? {
-            let slot = self.slot(id);
+            let slot = self.hot.slot(id);
             let _hot = slot.lock().await;
             let record = self.load(id).await?;
             let Some(state) = ClockState::from_stored(record.row.clock.as_ref()) else {
                 continue;
             };
-            let pauses = self.pauses_at(&record, record.row.to_move, None).await?;
-            let mut update = update_from(&record);
-            self.schedule(&record, &mut update, Some(state), &pauses);
+            let pauses = self.pauses_at(&record, record.row.to_move).await?;
+            let mut progress = Progress::of(&record, now());
+            decide::schedule_clock(&mut progress, self.schedule_of(&record), Some(state), &pauses);
             // A reminder already sent for this move is not sent again.
-            let reminder = record.row.reminder_at.and(update.reminder_at);
+            let reminder = record.row.reminder_at.and(progress.update.reminder_at);
             // Losing a race here is harmless: the writer that won scheduled
             // the game itself.
             self.store
-                .set_deadline(id, record.row.event_seq, update.deadline, reminder)
+                .set_deadline(id, record.row.event_seq, progress.update.deadline, reminder)
                 .await?;
         }
         Ok(())
     }
 
     /// The clock as the game state shows it now.
-    pub(super) async fn clock_view(&self, record: &GameRecord) -> Result<Option<ClockView>> {
+    pub(super) async fn clock_view(&self, record: &GameRecord) -> GameResult<Option<ClockView>> {
         let Some(state) = ClockState::from_stored(record.row.clock.as_ref()) else {
             return Ok(None);
         };
-        let to_move = record
-            .row
-            .to_move
-            .filter(|_| record.row.status == "active")
-            .and_then(|s| usize::try_from(s).ok());
-        let pauses = self.pauses_at(record, record.row.to_move, None).await?;
-        Ok(Some(self.clock_of(record).view(&state, to_move, super::now(), &pauses)))
+        let to_move = record.row.to_move.filter(|_| record.row.status == GameStatus::Active);
+        let pauses = self.pauses_at(record, record.row.to_move).await?;
+        let view = self
+            .schedule_of(record)
+            .clock
+            .view(&state, to_move.map(Seat::index), now(), &pauses);
+        Ok(Some(view))
     }
 }

@@ -12,10 +12,11 @@ use super::players::PlayerJson;
 use super::{AppState, Auth, Json, Query};
 use crate::accounts;
 use crate::error::{Error, Result};
-use crate::games::{now, timestamp};
+use crate::games::now;
 use crate::notify::webhook::WebhookUrl;
 use crate::notify::NotifyChoices;
 use crate::store::{Player, SettingsUpdate};
+use crate::views::timestamp;
 
 pub fn router() -> Router<AppState> {
     Router::new()

@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::error::Error;
+use crate::games::GameError;
 
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
@@ -22,6 +23,53 @@ impl IntoResponse for Error {
             body["game"] = *game;
         }
         (status, axum::Json(body)).into_response()
+    }
+}
+
+/// The one place a refusal of the games service gets its HTTP status; the
+/// code and message are the service's own.
+impl From<GameError> for Error {
+    fn from(error: GameError) -> Error {
+        use GameError as G;
+        let code = error.code();
+        let game = error.current().map(|state| Box::new(state.to_json()));
+        let message = error.to_string();
+        match error {
+            G::NotFound(_) => Error::NotFound(message),
+            G::NotAPlayer | G::NotInPlayersRoom | G::NotYourTurn | G::NotInvited | G::SeatReserved(_) => {
+                Error::Forbidden { code, message }
+            }
+            G::StalePly { .. }
+            | G::NotActive { .. }
+            | G::GameOver
+            | G::TimeOut { .. }
+            | G::TooLate
+            | G::AlreadySeated
+            | G::NotOpen { .. }
+            | G::InvitedElsewhere(_)
+            | G::SeatTaken(_)
+            | G::NoOpenSeat
+            | G::NoOffer(_)
+            | G::NoMove
+            | G::Busy
+            | G::Move(crate::rules::MoveError::GameOver) => Error::Conflict { code, message, game },
+            G::MoveTooLong
+            | G::Move(_)
+            | G::MessageTooLong
+            | G::ChatTooLong
+            | G::EmptyChat
+            | G::NegativePly
+            | G::BadPly { .. }
+            | G::UnknownGame(_)
+            | G::NoSuchSeatInVariant { .. }
+            | G::NoSuchSeat { .. }
+            | G::TooManyOpponents { .. }
+            | G::UnknownPlayer(_)
+            | G::InvitedYourself
+            | G::InvitedTwice(_)
+            | G::BadTimeControl(_) => Error::Unprocessable { code, message },
+            G::Store(_) | G::Internal(_) => Error::Internal(message),
+        }
     }
 }
 

@@ -11,9 +11,12 @@ use utoipa::{IntoParams, ToSchema};
 use super::players::{event_list, EventList};
 use super::{AppState, Auth, Json, MaybeAuth, Path, Query};
 use crate::accounts;
+use crate::clock::TimeControl;
+use crate::domain::GameStatus;
 use crate::error::{Error, Result};
-use crate::games::{board, record, GameState, GameSummary, MoveAnswer, MoveRecord, MoveRequest, NewGameRequest};
+use crate::games::{MoveCommand, NewGameCommand};
 use crate::store::GameFilter;
+use crate::views::{board, record, GameState, GameSummary, MoveAnswer, MoveRecord};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -32,6 +35,59 @@ pub fn router() -> Router<AppState> {
         .route("/games/{id}/events", get(events))
 }
 
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewGameRequest {
+    /// Catalogue slug, e.g. `gravity`.
+    pub game: String,
+    /// Variant slug; the game's first variant when absent.
+    pub variant: Option<String>,
+    /// The creator's seat (0 moves first); 0 when absent.
+    pub seat: Option<u8>,
+    /// Players invited to the other seats, in seat order.
+    #[serde(default)]
+    pub opponents: Vec<String>,
+    /// Listed and readable by everyone (default) or only by its players.
+    pub public: Option<bool>,
+    /// `{"kind":"none"}` (default), `correspondence` or `live`.
+    pub time_control: Option<TimeControl>,
+}
+
+impl From<NewGameRequest> for NewGameCommand {
+    fn from(request: NewGameRequest) -> NewGameCommand {
+        NewGameCommand {
+            game: request.game,
+            variant: request.variant,
+            seat: request.seat,
+            opponents: request.opponents,
+            public: request.public,
+            time_control: request.time_control,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MoveRequest {
+    /// The move in the game's notation.
+    #[serde(rename = "move")]
+    pub notation: String,
+    /// The number of moves the client has seen.
+    pub ply: i64,
+    /// A note to the opponents, kept with the move.
+    pub message: Option<String>,
+}
+
+impl From<MoveRequest> for MoveCommand {
+    fn from(request: MoveRequest) -> MoveCommand {
+        MoveCommand {
+            notation: request.notation,
+            ply: request.ply,
+            message: request.message,
+        }
+    }
+}
+
 /// Creates a game; the creator sits at `seat`, named opponents are invited,
 /// other seats are open to anyone. It starts when every seat is filled.
 #[utoipa::path(post, path = "/api/v1/games", tag = "games", request_body = NewGameRequest,
@@ -44,7 +100,10 @@ async fn create(
     if body.opponents.len() > 16 {
         return Err(Error::unprocessable("too_many_opponents", "at most 16 opponents"));
     }
-    Ok((StatusCode::CREATED, Json(state.games.create(&player, body).await?)))
+    Ok((
+        StatusCode::CREATED,
+        Json(state.games.create(&player, body.into()).await?),
+    ))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -79,13 +138,12 @@ async fn list(
     MaybeAuth(viewer): MaybeAuth,
     Query(query): Query<ListQuery>,
 ) -> Result<Json<GameList>> {
-    if let Some(status) = &query.status {
-        if !["open", "active", "finished", "aborted"].contains(&status.as_str()) {
-            return Err(Error::BadRequest(
-                "status is one of open, active, finished, aborted".to_owned(),
-            ));
-        }
-    }
+    let status = query
+        .status
+        .as_deref()
+        .map(str::parse::<GameStatus>)
+        .transpose()
+        .map_err(|_| Error::BadRequest("status is one of open, active, finished, aborted".to_owned()))?;
     let turn_of = match query.turn.as_deref() {
         None => None,
         Some("me") => Some(
@@ -99,7 +157,7 @@ async fn list(
     let limit = query.limit.unwrap_or(20).clamp(1, 100);
     let mut filter = GameFilter {
         viewer: viewer.as_ref().map(|p| p.id),
-        status: query.status,
+        status,
         game: query.game,
         player: None,
         turn_of,
@@ -208,7 +266,7 @@ async fn play(
     Path(id): Path<i64>,
     Json(body): Json<MoveRequest>,
 ) -> Result<(StatusCode, Json<MoveAnswer>)> {
-    let answer = state.games.play(&player, id, body).await?;
+    let answer = state.games.play(&player, id, body.into()).await?;
     let status = if answer.created {
         StatusCode::CREATED
     } else {
@@ -290,7 +348,7 @@ async fn board(
     svg: bool,
 ) -> Result<Response> {
     let snapshot = state.games.snapshot(viewer, id, ply).await?;
-    let body = board::render(&snapshot, ply, svg)?;
+    let body = board::render(&snapshot, ply, svg).map_err(Error::internal)?;
     Ok(if svg {
         ([(header::CONTENT_TYPE, "image/svg+xml")], body).into_response()
     } else {
@@ -340,7 +398,7 @@ async fn game_record(
     Query(query): Query<RecordQuery>,
 ) -> Result<Response> {
     let (game, moves) = state.games.history(viewer.as_ref(), id).await?;
-    let json = record::json(&game, &moves)?;
+    let json = record::json(&game, &moves).map_err(Error::internal)?;
     match query.format.as_deref() {
         None | Some("json") => Ok(Json(json).into_response()),
         Some("text") => Ok((

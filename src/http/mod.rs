@@ -39,6 +39,8 @@ use crate::store::Store;
 #[derive(Clone)]
 pub struct AppState {
     pub games: Arc<Games>,
+    /// Live subscriptions: sockets and event streams follow games here.
+    pub hub: Arc<crate::realtime::Hub>,
     pub store: Arc<dyn Store>,
     pub metrics: Arc<Metrics>,
     pub config: Arc<Config>,

@@ -10,8 +10,9 @@ use super::correspondence::{notify_settings, MeJson};
 use super::{AppState, Auth, Json, Path, Query, SignedIn};
 use crate::accounts::{self, Email, Password, PlayerName};
 use crate::error::{Error, Result};
-use crate::games::{now, timestamp as state_timestamp};
+use crate::games::now;
 use crate::store::{Player, StoreError};
+use crate::views::timestamp as state_timestamp;
 use axum::extract::State;
 
 pub fn router() -> Router<AppState> {

@@ -38,6 +38,8 @@ async fn websocket(State(state): State<AppState>, MaybeAuth(player): MaybeAuth, 
     let limit = config.ws_max_message.max(64);
     let context = Context {
         games: state.games.clone(),
+        hub: state.hub.clone(),
+        store: state.store.clone(),
         config,
     };
     upgrade
@@ -144,7 +146,7 @@ pub(super) async fn events(
     }
     let after = query.after.unwrap_or(0).max(0);
     // Subscribe before reading: an event committed in between still wakes us.
-    let mut subscription = state.games.hub().subscribe_player(player.id);
+    let mut subscription = state.hub.subscribe_player(player.id);
     let mut rows = state.store.player_events(player.id, after, limit).await?;
     let wait = query.wait.unwrap_or(0).min(state.realtime.events_max_wait);
     if rows.is_empty() && wait > 0 {
@@ -177,8 +179,8 @@ fn sse(
         subscription: PlayerSubscription,
         done: bool,
     }
-    let subscription = state.games.hub().subscribe_player(player.id);
-    let state_closed = state.games.hub().closed();
+    let subscription = state.hub.subscribe_player(player.id);
+    let state_closed = state.hub.closed();
     let cursor = Cursor {
         player: player.id,
         state,

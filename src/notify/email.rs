@@ -11,8 +11,9 @@ use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use serde_json::Value;
 
 use super::{NotifyConfig, SmtpSecurity};
-use crate::games::{board, timestamp, Games};
+use crate::games::Games;
 use crate::store::{EventRow, Player};
+use crate::views::{board, timestamp};
 
 /// A mail ready to send.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,8 +105,8 @@ pub async fn compose(games: &Games, player: &Player, event: &EventRow, base_url:
         .await
         .map_err(|e| format!("game {game_id}: {e}"))?;
     let record = &snapshot.record;
-    let (info, variant) = crate::games::variant_info(&record.row).map_err(|e| e.to_string())?;
-    let title = format!("{} #{game_id}", crate::games::title(info, variant));
+    let (info, variant) = crate::views::variant_info(&record.row).map_err(|e| e.to_string())?;
+    let title = format!("{} #{game_id}", crate::views::title(info, variant));
     let link = game_link(base_url, game_id);
     let deadline = data.get("deadline").and_then(Value::as_i64);
     let mut text = String::new();

@@ -236,7 +236,12 @@ const BATCH: i64 = 100;
 
 impl Notifier {
     /// Logs whether email is on: the operator should know.
-    pub fn new(games: Arc<Games>, config: NotifyConfig, presence: Arc<dyn Presence>) -> Result<Notifier, String> {
+    pub fn new(
+        store: Arc<dyn Store>,
+        games: Arc<Games>,
+        config: NotifyConfig,
+        presence: Arc<dyn Presence>,
+    ) -> Result<Notifier, String> {
         let mailer = Mailer::from_config(&config)?;
         match &config.smtp_host {
             Some(host) if mailer.is_some() => tracing::info!(smtp_host = %host, "email notifications on"),
@@ -245,7 +250,7 @@ impl Notifier {
         let http =
             webhook::client(config.webhook_allow_private).map_err(|e| format!("cannot build the HTTP client: {e}"))?;
         Ok(Notifier {
-            store: games.store().clone(),
+            store,
             games,
             config,
             mailer,

@@ -14,6 +14,7 @@
 //! [`super::relay`] what other processes committed, read back from the
 //! log): nothing is ever announced that the database does not hold.
 
+use crate::domain::Seat;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -57,7 +58,7 @@ fn now_us() -> i64 {
 struct Topic {
     sender: broadcast::Sender<GameFrame>,
     /// Connections per seat of seated players subscribed to the game.
-    online: BTreeMap<i64, usize>,
+    online: BTreeMap<Seat, usize>,
     /// The newest event sent on the channel, if any yet.
     published: Option<i64>,
 }
@@ -81,8 +82,8 @@ fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn presence_frame(game: i64, online: &BTreeMap<i64, usize>) -> GameFrame {
-    let seats: Vec<i64> = online.keys().copied().collect();
+fn presence_frame(game: i64, online: &BTreeMap<Seat, usize>) -> GameFrame {
+    let seats: Vec<Seat> = online.keys().copied().collect();
     GameFrame {
         seq: None,
         text: json!({ "type": "presence", "game": game, "online": seats })
@@ -134,14 +135,14 @@ impl Hub {
     /// Seats whose players are connected to `game`.
     pub fn presence(&self, game: i64) -> Value {
         let games = locked(&self.games);
-        let online: Vec<i64> = games
+        let online: Vec<Seat> = games
             .get(&game)
             .map(|t| t.online.keys().copied().collect())
             .unwrap_or_default();
         json!({ "type": "presence", "game": game, "online": online })
     }
 
-    fn set_online(&self, game: i64, seat: i64, joined: bool) {
+    fn set_online(&self, game: i64, seat: Seat, joined: bool) {
         let mut games = locked(&self.games);
         let Some(topic) = games.get_mut(&game) else {
             return;
@@ -300,7 +301,7 @@ pub struct GameSubscription {
     receiver: Option<broadcast::Receiver<GameFrame>>,
     hub: Arc<Hub>,
     game: i64,
-    seat: Option<i64>,
+    seat: Option<Seat>,
 }
 
 impl GameSubscription {
@@ -309,7 +310,7 @@ impl GameSubscription {
     }
 
     /// Marks the subscriber's seat online (once).
-    pub fn set_seat(&mut self, seat: i64) {
+    pub fn set_seat(&mut self, seat: Seat) {
         if self.seat.is_none() {
             self.seat = Some(seat);
             self.hub.set_online(self.game, seat, true);
@@ -355,6 +356,17 @@ impl Drop for PlayerSubscription {
     fn drop(&mut self) {
         drop(self.receiver.take());
         self.hub.leave_player(self.player);
+    }
+}
+
+/// The games service announces what it committed through its own port.
+impl crate::games::Publisher for Hub {
+    fn game_changed(&self, game: i64, events: &[EventRow]) {
+        self.publish_game(game, events);
+    }
+
+    fn players_notified(&self, players: Vec<i64>) {
+        self.publish_players(players);
     }
 }
 

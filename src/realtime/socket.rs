@@ -29,7 +29,7 @@ use super::hub::{event_frame, GameSubscription};
 use crate::accounts;
 use crate::config::RealtimeConfig;
 use crate::error::Error;
-use crate::games::{Games, MoveRequest, Room};
+use crate::games::{GameError, Games, MoveCommand, Room};
 use crate::store::Player;
 
 /// Outgoing frames queued per connection; a subscriber that finds the queue
@@ -80,12 +80,23 @@ enum Request {
 /// HTTP API's, plus those of the socket itself.
 enum Refusal {
     Service(Error),
-    Socket { code: &'static str, message: String },
+    /// The games service's refusal, with its own code and message.
+    Game(GameError),
+    Socket {
+        code: &'static str,
+        message: String,
+    },
 }
 
 impl From<Error> for Refusal {
     fn from(error: Error) -> Refusal {
         Refusal::Service(error)
+    }
+}
+
+impl From<GameError> for Refusal {
+    fn from(error: GameError) -> Refusal {
+        Refusal::Game(error)
     }
 }
 
@@ -110,6 +121,19 @@ fn error_frame(id: &Value, refusal: Refusal) -> Message {
             }
             frame
         }
+        Refusal::Game(error) => {
+            let message = if error.is_internal() {
+                tracing::error!(%error, "internal error on the WebSocket");
+                "internal error".to_owned()
+            } else {
+                error.to_string()
+            };
+            let mut frame = json!({ "type": "error", "id": id, "code": error.code(), "message": message });
+            if let Some(state) = error.current() {
+                frame["game"] = state.to_json();
+            }
+            frame
+        }
         Refusal::Socket { code, message } => {
             json!({ "type": "error", "id": id, "code": code, "message": message })
         }
@@ -129,6 +153,8 @@ fn ack(id: &Value, result: Value) -> Message {
 #[derive(Clone)]
 pub struct Context {
     pub games: Arc<Games>,
+    pub hub: Arc<super::Hub>,
+    pub store: Arc<dyn crate::store::Store>,
     pub config: Arc<RealtimeConfig>,
 }
 
@@ -202,9 +228,9 @@ pub async fn serve(socket: WebSocket, context: Context, player: Option<Player>) 
         context.config.clone(),
         started,
         last_seen.clone(),
-        context.games.hub().closed(),
+        context.hub.closed(),
     ));
-    let online = player.as_ref().map(|p| context.games.hub().connect(p.id));
+    let online = player.as_ref().map(|p| context.hub.connect(p.id));
     let mut connection = Connection {
         context,
         player,
@@ -340,14 +366,15 @@ impl Connection {
                 if token.is_empty() || token.len() > 128 {
                     return Err(invalid());
                 }
-                let player = games
-                    .store()
+                let player = self
+                    .context
+                    .store
                     .player_by_token(&accounts::token_hash(token))
                     .await
                     .map_err(Error::from)?
                     .ok_or_else(invalid)?;
                 let result = json!({ "player": player.name });
-                self.online = Some(games.hub().connect(player.id));
+                self.online = Some(self.context.hub.connect(player.id));
                 self.player = Some(player);
                 Ok(Some(ack(id, result)))
             }
@@ -372,7 +399,7 @@ impl Connection {
             } => {
                 let player = self.player()?;
                 // Exactly the HTTP path: same checks, commit before the ack, same events.
-                let answer = games.play(player, game, MoveRequest { notation, ply, message }).await?;
+                let answer = games.play(player, game, MoveCommand { notation, ply, message }).await?;
                 let result = serde_json::to_value(&answer).map_err(Error::internal)?;
                 Ok(Some(ack(id, result)))
             }
@@ -400,7 +427,7 @@ impl Connection {
             ));
         }
         let games = self.context.games.clone();
-        let mut subscription = games.hub().subscribe_game(game);
+        let mut subscription = self.context.hub.subscribe_game(game);
         let state = games.state(self.player.as_ref(), game, None).await?;
         if let Some(seat) = state.your_seat {
             subscription.set_seat(seat);
@@ -408,8 +435,9 @@ impl Connection {
         let mut last_seq = state.seq;
         match since {
             Some(since) if (0..=state.seq).contains(&since) && state.seq - since <= MAX_REPLAY => {
-                let events = games
-                    .store()
+                let events = self
+                    .context
+                    .store
                     .game_events(game, since, MAX_REPLAY)
                     .await
                     .map_err(Error::from)?;
@@ -421,7 +449,7 @@ impl Connection {
             }
             _ => self.send(snapshot_frame(game, &state)).await,
         }
-        self.send(text(games.hub().presence(game).to_string())).await;
+        self.send(text(self.context.hub.presence(game).to_string())).await;
         let task = tokio::spawn(forward_game(
             subscription,
             last_seq,
@@ -438,11 +466,11 @@ impl Connection {
         if !self.player_stream.0.is_empty() {
             return Err(refuse("already_subscribed", "this socket already follows your events"));
         }
-        let games = self.context.games.clone();
-        let subscription = games.hub().subscribe_player(player.id);
-        let current = games.store().player_event_seq(player.id).await.map_err(Error::from)?;
+        let store = self.context.store.clone();
+        let subscription = self.context.hub.subscribe_player(player.id);
+        let current = store.player_event_seq(player.id).await.map_err(Error::from)?;
         let since = since.unwrap_or(current).clamp(0, current);
-        let task = tokio::spawn(forward_player(subscription, since, self.out.clone(), games, player.id));
+        let task = tokio::spawn(forward_player(subscription, since, self.out.clone(), store, player.id));
         self.player_stream.0.insert(0, task.abort_handle());
         Ok(ack(id, json!({ "seq": current })))
     }
@@ -466,7 +494,7 @@ fn parse(text: &str) -> Result<(Value, Request), (Value, Refusal)> {
     }
 }
 
-fn snapshot_frame(game: i64, state: &crate::games::GameState) -> Message {
+fn snapshot_frame(game: i64, state: &crate::views::GameState) -> Message {
     text(json!({ "type": "snapshot", "game": game, "seq": state.seq, "state": state }).to_string())
 }
 
@@ -528,7 +556,7 @@ async fn resync(
             out.send(snapshot_frame(game, &state)).await.is_ok()
         }
         Err(error) => {
-            let _ = out.send(error_frame(&Value::Null, Refusal::Service(error))).await;
+            let _ = out.send(error_frame(&Value::Null, Refusal::Game(error))).await;
             false
         }
     }
@@ -540,11 +568,11 @@ async fn forward_player(
     mut subscription: super::hub::PlayerSubscription,
     mut last_seq: i64,
     out: mpsc::Sender<Message>,
-    games: Arc<Games>,
+    store: Arc<dyn crate::store::Store>,
     player: i64,
 ) {
     loop {
-        let events = match games.store().player_events(player, last_seq, PLAYER_PAGE).await {
+        let events = match store.player_events(player, last_seq, PLAYER_PAGE).await {
             Ok(events) => events,
             Err(error) => {
                 tracing::error!(%error, "reading a player's events");

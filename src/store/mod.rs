@@ -20,6 +20,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::Value;
 
+use crate::domain::{GameStatus, Seat};
+
 pub use group_commit::CommitStats;
 pub use notify::{DeliveryRow, NewDelivery, NotifySettings, NotifyStore, Outbox, SettingsUpdate, Waiting};
 pub use postgres::PgStore;
@@ -40,10 +42,10 @@ pub struct GameRow {
     pub id: i64,
     pub game: String,
     pub variant: String,
-    pub status: String,
+    pub status: GameStatus,
     pub public: bool,
     pub ply: i64,
-    pub to_move: Option<i64>,
+    pub to_move: Option<Seat>,
     pub outcome: Option<Value>,
     pub draw_offer: i64,
     pub takeback_offer: i64,
@@ -64,7 +66,7 @@ pub struct GameRow {
 /// A seat: who sits there, or who it is reserved for.
 #[derive(Clone, Debug)]
 pub struct SeatRow {
-    pub seat: i64,
+    pub seat: Seat,
     pub player: Option<(i64, String)>,
     pub invitee: Option<(i64, String)>,
 }
@@ -80,7 +82,7 @@ pub struct GameRecord {
 #[derive(Clone, Debug)]
 pub struct MoveRow {
     pub ply: i64,
-    pub seat: i64,
+    pub seat: Seat,
     pub player_id: i64,
     pub player_name: String,
     pub notation: String,
@@ -93,7 +95,7 @@ pub struct MoveRow {
 #[derive(Clone, Debug)]
 pub struct NewMove {
     pub ply: i64,
-    pub seat: i64,
+    pub seat: Seat,
     pub player_id: i64,
     pub notation: String,
     pub effect: Option<String>,
@@ -158,15 +160,15 @@ pub struct NewGame {
 pub struct GameUpdate {
     pub id: i64,
     pub expected_seq: i64,
-    pub status: String,
+    pub status: GameStatus,
     pub ply: i64,
-    pub to_move: Option<i64>,
+    pub to_move: Option<Seat>,
     pub outcome: Option<Value>,
     pub draw_offer: i64,
     pub takeback_offer: i64,
     pub now: i64,
     /// `(seat, player)`: a player takes an open seat.
-    pub sit: Vec<(i64, i64)>,
+    pub sit: Vec<(Seat, i64)>,
     pub insert_move: Option<NewMove>,
     /// A move taken back.
     pub delete_move: Option<i64>,
@@ -180,7 +182,7 @@ pub struct GameUpdate {
 impl GameRow {
     /// The row as `update` leaves it, once committed.
     pub fn apply(&mut self, update: &GameUpdate) {
-        self.status.clone_from(&update.status);
+        self.status = update.status;
         self.ply = update.ply;
         self.to_move = update.to_move;
         self.outcome.clone_from(&update.outcome);
@@ -229,7 +231,7 @@ impl WriteGate {
 pub struct GameFilter {
     /// Who is asking: private games are listed only to their players.
     pub viewer: Option<i64>,
-    pub status: Option<String>,
+    pub status: Option<GameStatus>,
     pub game: Option<String>,
     /// Games where this player sits or is invited.
     pub player: Option<i64>,
@@ -272,6 +274,12 @@ impl From<StoreError> for crate::error::Error {
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
+
+/// A stored value that names no status or seat: the database holds what
+/// this server never writes.
+fn decode<T, E: std::error::Error + Send + Sync + 'static>(value: Result<T, E>) -> Result<T, sqlx::Error> {
+    value.map_err(|e| sqlx::Error::Decode(Box::new(e)))
+}
 
 #[async_trait]
 pub trait Store: NotifyStore + Send + Sync + 'static {
@@ -378,8 +386,10 @@ macro_rules! impl_store {
         use async_trait::async_trait;
         use sqlx::Row;
 
+        use crate::domain::{GameStatus, Seat};
+
         use super::{
-            EventRow, GameFilter, GameRecord, GameRow, GameUpdate, MoveRow, NewGame, Player, SeatRow, Store,
+            decode, EventRow, GameFilter, GameRecord, GameRow, GameUpdate, MoveRow, NewGame, Player, SeatRow, Store,
             StoreError, StoreResult,
         };
 
@@ -405,10 +415,13 @@ macro_rules! impl_store {
                 id: row.try_get(0)?,
                 game: row.try_get(1)?,
                 variant: row.try_get(2)?,
-                status: row.try_get(3)?,
+                status: decode(row.try_get::<String, _>(3)?.parse::<GameStatus>())?,
                 public: row.try_get(4)?,
                 ply: row.try_get(5)?,
-                to_move: row.try_get(6)?,
+                to_move: row
+                    .try_get::<Option<i64>, _>(6)?
+                    .map(|s| decode(Seat::try_from(s)))
+                    .transpose()?,
                 outcome: row.try_get(7)?,
                 draw_offer: row.try_get(8)?,
                 takeback_offer: row.try_get(9)?,
@@ -426,7 +439,7 @@ macro_rules! impl_store {
         fn move_row(row: &DbRow) -> Result<MoveRow, sqlx::Error> {
             Ok(MoveRow {
                 ply: row.try_get(0)?,
-                seat: row.try_get(1)?,
+                seat: decode(Seat::try_from(row.try_get::<i64, _>(1)?))?,
                 player_id: row.try_get(2)?,
                 player_name: row.try_get(3)?,
                 notation: row.try_get(4)?,
@@ -461,7 +474,7 @@ macro_rules! impl_store {
                         let player: Option<i64> = row.try_get(1)?;
                         let invitee: Option<i64> = row.try_get(3)?;
                         Ok(SeatRow {
-                            seat: row.try_get(0)?,
+                            seat: decode(Seat::try_from(row.try_get::<i64, _>(0)?))?,
                             player: match player {
                                 Some(id) => Some((id, row.try_get(2)?)),
                                 None => None,
@@ -665,7 +678,7 @@ macro_rules! impl_store {
                      ORDER BY g.id DESC LIMIT $7"
                 ))
                 .bind(filter.viewer)
-                .bind(filter.status.as_deref())
+                .bind(filter.status.map(GameStatus::as_str))
                 .bind(filter.game.as_deref())
                 .bind(filter.player)
                 .bind(filter.turn_of)

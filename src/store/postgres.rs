@@ -73,7 +73,12 @@ impl PgStore {
         .bind(column(|u| u.expected_seq))
         .bind(batch.iter().map(|u| u.status.as_str()).collect::<Vec<&str>>())
         .bind(column(|u| u.ply))
-        .bind(batch.iter().map(|u| u.to_move).collect::<Vec<Option<i64>>>())
+        .bind(
+            batch
+                .iter()
+                .map(|u| u.to_move.map(i64::from))
+                .collect::<Vec<Option<i64>>>(),
+        )
         .bind(batch.iter().map(|u| u.outcome.clone()).collect::<Vec<Option<Value>>>())
         .bind(column(|u| u.draw_offer))
         .bind(column(|u| u.takeback_offer))
@@ -98,7 +103,7 @@ impl PgStore {
             )
             .bind(moves.iter().map(|(u, _)| u.id).collect::<Vec<i64>>())
             .bind(moves.iter().map(|(_, m)| m.ply).collect::<Vec<i64>>())
-            .bind(moves.iter().map(|(_, m)| m.seat).collect::<Vec<i64>>())
+            .bind(moves.iter().map(|(_, m)| i64::from(m.seat)).collect::<Vec<i64>>())
             .bind(moves.iter().map(|(_, m)| m.player_id).collect::<Vec<i64>>())
             .bind(moves.iter().map(|(_, m)| m.notation.as_str()).collect::<Vec<&str>>())
             .bind(
@@ -175,9 +180,9 @@ impl PgStore {
         // The first statement locks the row: a concurrent writer that
         // got there first leaves no row matching `event_seq`.
         let changed = sqlx::query(sql::UPDATE_GAME)
-            .bind(&update.status)
+            .bind(update.status.as_str())
             .bind(update.ply)
-            .bind(update.to_move)
+            .bind(update.to_move.map(i64::from))
             .bind(&update.outcome)
             .bind(update.draw_offer)
             .bind(update.takeback_offer)
@@ -199,7 +204,7 @@ impl PgStore {
             let sat = sqlx::query(sql::SIT)
                 .bind(*player)
                 .bind(update.id)
-                .bind(*seat)
+                .bind(i64::from(*seat))
                 .execute(&mut **tx)
                 .await
                 .map_err(StoreError::from_write)?
@@ -219,7 +224,7 @@ impl PgStore {
             sqlx::query(sql::INSERT_MOVE)
                 .bind(update.id)
                 .bind(m.ply)
-                .bind(m.seat)
+                .bind(i64::from(m.seat))
                 .bind(m.player_id)
                 .bind(&m.notation)
                 .bind(&m.effect)

@@ -233,9 +233,9 @@ fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
         .prepare_cached(sql::UPDATE_GAME)
         .and_then(|mut statement| {
             statement.execute(params![
-                update.status,
+                update.status.as_str(),
                 update.ply,
-                update.to_move,
+                update.to_move.map(i64::from),
                 update.outcome.as_ref().map(json),
                 update.draw_offer,
                 update.takeback_offer,
@@ -255,7 +255,7 @@ fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
     for (seat, player) in &update.sit {
         let sat = tx
             .prepare_cached(sql::SIT)
-            .and_then(|mut statement| statement.execute(params![player, update.id, seat]))
+            .and_then(|mut statement| statement.execute(params![player, update.id, i64::from(*seat)]))
             .map_err(store_error)?;
         if sat != 1 {
             return Err(ChangeError::Own(StoreError::Conflict));
@@ -272,7 +272,7 @@ fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
                 statement.execute(params![
                     update.id,
                     m.ply,
-                    m.seat,
+                    i64::from(m.seat),
                     m.player_id,
                     m.notation,
                     m.effect,

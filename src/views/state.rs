@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::error::Result;
+use crate::domain::{seats_in, GameStatus, Seat};
 use crate::rules::AnyGame;
 use crate::store::{GameRecord, MoveRow, Player};
 
@@ -19,7 +19,7 @@ pub fn timestamp(ms: i64) -> String {
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct SeatState {
-    pub seat: i64,
+    pub seat: Seat,
     pub colour: &'static str,
     /// Who sits there, or `null` while the seat is open.
     pub player: Option<String>,
@@ -31,8 +31,8 @@ pub struct SeatState {
 /// Pending offers: the seats that said yes.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct Offers {
-    pub draw: Vec<i64>,
-    pub takeback: Vec<i64>,
+    pub draw: Vec<Seat>,
+    pub takeback: Vec<Seat>,
 }
 
 /// A move of a game's history.
@@ -40,7 +40,7 @@ pub struct Offers {
 pub struct MoveRecord {
     /// The move's number, from 1.
     pub ply: i64,
-    pub seat: i64,
+    pub seat: Seat,
     pub colour: &'static str,
     pub player: String,
     #[serde(rename = "move")]
@@ -66,10 +66,10 @@ impl MoveRecord {
     }
 }
 
-fn colour(record: &GameRecord, seat: i64) -> &'static str {
+fn colour(record: &GameRecord, seat: Seat) -> &'static str {
     super::variant_info(&record.row)
         .ok()
-        .and_then(|(_, v)| usize::try_from(seat).ok().and_then(|s| v.seats.get(s).copied()))
+        .and_then(|(_, v)| v.seats.get(seat.index()).copied())
         .unwrap_or("?")
 }
 
@@ -89,10 +89,6 @@ fn seats(record: &GameRecord) -> Vec<SeatState> {
         .collect()
 }
 
-fn bits(mask: i64, seats: usize) -> Vec<i64> {
-    (0..seats as i64).filter(|s| mask & (1 << s) != 0).collect()
-}
-
 /// A game in lists.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct GameSummary {
@@ -100,10 +96,10 @@ pub struct GameSummary {
     pub game: String,
     pub variant: String,
     /// open, active, finished or aborted.
-    pub status: String,
+    pub status: GameStatus,
     pub public: bool,
     pub ply: i64,
-    pub to_move: Option<i64>,
+    pub to_move: Option<Seat>,
     pub seats: Vec<SeatState>,
     /// `{"winners": [seats], "reason": "…"}` once finished.
     #[schema(value_type = Option<Object>)]
@@ -113,13 +109,13 @@ pub struct GameSummary {
 }
 
 impl GameSummary {
-    pub fn of(record: &GameRecord) -> Result<GameSummary> {
+    pub fn of(record: &GameRecord) -> GameSummary {
         let row = &record.row;
-        Ok(GameSummary {
+        GameSummary {
             id: row.id,
             game: row.game.clone(),
             variant: row.variant.clone(),
-            status: row.status.clone(),
+            status: row.status,
             public: row.public,
             ply: row.ply,
             to_move: row.to_move,
@@ -127,8 +123,18 @@ impl GameSummary {
             outcome: row.outcome.clone(),
             created_at: timestamp(row.created_at),
             updated_at: timestamp(row.updated_at),
-        })
+        }
     }
+}
+
+/// The answer to a move: the move as stored and the game after it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MoveAnswer {
+    /// `false` when this was a retry of a move already stored.
+    pub created: bool,
+    #[serde(rename = "move")]
+    pub record: MoveRecord,
+    pub game: GameState,
 }
 
 /// Everything a client needs to show a game and move in it.
@@ -140,7 +146,7 @@ pub struct GameState {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at_ply: Option<i64>,
     /// The viewer's seat, if they sit at this game.
-    pub your_seat: Option<i64>,
+    pub your_seat: Option<Seat>,
     /// The player whose turn it is.
     pub to_move_player: Option<String>,
     /// The legal moves (empty unless the game is active).
@@ -163,15 +169,15 @@ impl GameState {
         viewer: Option<&Player>,
         last_move: Option<&MoveRow>,
         at_ply: Option<i64>,
-    ) -> Result<GameState> {
+    ) -> GameState {
         let row = &record.row;
-        let mut summary = GameSummary::of(record)?;
+        let mut summary = GameSummary::of(record);
         let ply = i64::from(game.ply());
-        let active = row.status == "active";
+        let active = row.status == GameStatus::Active;
         if at_ply.is_some() {
             summary.ply = ply;
             summary.to_move = if active || ply < row.ply {
-                game.to_move().map(i64::from)
+                game.to_move().map(Seat::from)
             } else {
                 None
             };
@@ -189,21 +195,21 @@ impl GameState {
             Vec::new()
         };
         let n = record.seats.len();
-        Ok(GameState {
+        GameState {
             summary,
             at_ply,
-            your_seat: viewer.and_then(|p| super::seat_of(record, p.id)),
+            your_seat: viewer.and_then(|p| record.seat_of(p.id)),
             to_move_player,
             legal,
             view: game.view(),
             offers: Offers {
-                draw: bits(row.draw_offer, n),
-                takeback: bits(row.takeback_offer, n),
+                draw: seats_in(row.draw_offer, n),
+                takeback: seats_in(row.takeback_offer, n),
             },
             last_move: last_move.map(|m| MoveRecord::of(record, m)),
             seq: row.event_seq,
             clock: None,
-        })
+        }
     }
 
     pub fn to_json(&self) -> Value {

@@ -13,7 +13,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::games::{now, Games};
+use super::{now, Games};
 
 /// How many due games one sweep handles; the rest wait for the next.
 const BATCH: i64 = 200;
@@ -22,7 +22,7 @@ const BATCH: i64 = 200;
 /// many games this pass ended on time.
 pub async fn sweep(games: &Games) -> usize {
     let mut ended = 0;
-    let store = games.store().clone();
+    let store = &games.store;
     match store.due_deadlines(now(), BATCH).await {
         Ok(ids) => {
             for id in ids {

@@ -6,7 +6,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::rules::{BoardShape, CellView, View};
+use crate::domain::{GameStatus, Seat};
+use crate::rules::{BoardShape, CellView, UnknownGame, View};
 
 /// What the board's caption says.
 pub struct Caption<'a> {
@@ -15,26 +16,23 @@ pub struct Caption<'a> {
     pub ply: i64,
     /// `(colour, player)` per seat.
     pub players: Vec<(&'a str, Option<&'a str>)>,
-    pub to_move: Option<i64>,
+    pub to_move: Option<Seat>,
     pub last_move: Option<String>,
     pub message: Option<&'a str>,
 }
 
 /// The board of a snapshot with its caption, as SVG or text; `ply` is the
 /// move asked for (`None`: now). Shared by the board routes and the mails.
-pub fn render(snapshot: &super::Snapshot, ply: Option<i64>, svg: bool) -> crate::error::Result<String> {
+pub fn render(snapshot: &super::Snapshot, ply: Option<i64>, svg: bool) -> Result<String, UnknownGame> {
     let record = &snapshot.record;
-    let (info, variant) = crate::games::variant_info(&record.row)?;
-    let title = format!("{} #{}", crate::games::title(info, variant), record.row.id);
+    let (info, variant) = super::variant_info(&record.row)?;
+    let title = format!("{} #{}", super::title(info, variant), record.row.id);
     let players = record
         .seats
         .iter()
         .map(|s| {
             (
-                usize::try_from(s.seat)
-                    .ok()
-                    .and_then(|i| variant.seats.get(i).copied())
-                    .unwrap_or("?"),
+                variant.seats.get(s.seat.index()).copied().unwrap_or("?"),
                 s.player.as_ref().map(|(_, n)| n.as_str()),
             )
         })
@@ -49,7 +47,7 @@ pub fn render(snapshot: &super::Snapshot, ply: Option<i64>, svg: bool) -> crate:
     let status = if ply.is_some_and(|p| p != record.row.ply) {
         format!("{} (shown at move {})", record.row.status, snapshot.game.ply())
     } else {
-        record.row.status.clone()
+        record.row.status.to_string()
     };
     let caption = Caption {
         title: &title,
@@ -59,8 +57,8 @@ pub fn render(snapshot: &super::Snapshot, ply: Option<i64>, svg: bool) -> crate:
         to_move: snapshot
             .game
             .to_move()
-            .map(i64::from)
-            .filter(|_| record.row.status == "active"),
+            .map(Seat::from)
+            .filter(|_| record.row.status == GameStatus::Active),
         last_move,
         message: snapshot.last_move.as_ref().and_then(|m| m.message.as_deref()),
     };
@@ -237,7 +235,7 @@ fn seat_lines(view: &View, caption: &Caption) -> Vec<String> {
             if s.out {
                 text.push_str(", out");
             }
-            if caption.to_move == Some(seat as i64) {
+            if caption.to_move.map(Seat::index) == Some(seat) {
                 text.push_str("  <- to move");
             }
             text
@@ -424,7 +422,7 @@ mod tests {
             status: "active",
             ply: 7,
             players: vec![("black", Some("alice")), ("blue", None)],
-            to_move: Some(1),
+            to_move: Some(Seat::from(1)),
             last_move: Some("7. alice b1".to_owned()),
             message: Some("hi"),
         }

@@ -8,7 +8,8 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::state::timestamp;
-use crate::error::Result;
+use crate::domain::{GameStatus, Seat};
+use crate::rules::UnknownGame;
 use crate::store::{GameRecord, MoveRow};
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -22,12 +23,12 @@ pub struct RecordHeaders {
     /// The game and variant names together, for people.
     pub title: String,
     pub date: String,
-    pub status: String,
+    pub status: GameStatus,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RecordPlayer {
-    pub seat: i64,
+    pub seat: Seat,
     pub colour: &'static str,
     pub name: Option<String>,
 }
@@ -35,7 +36,7 @@ pub struct RecordPlayer {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RecordMove {
     pub ply: i64,
-    pub seat: i64,
+    pub seat: Seat,
     #[serde(rename = "move")]
     pub notation: String,
     pub effect: Option<String>,
@@ -51,7 +52,7 @@ pub struct GameRecordJson {
     pub moves: Vec<RecordMove>,
 }
 
-pub fn json(record: &GameRecord, moves: &[MoveRow]) -> Result<GameRecordJson> {
+pub fn json(record: &GameRecord, moves: &[MoveRow]) -> Result<GameRecordJson, UnknownGame> {
     let (info, variant) = super::variant_info(&record.row)?;
     let row = &record.row;
     Ok(GameRecordJson {
@@ -64,17 +65,14 @@ pub fn json(record: &GameRecord, moves: &[MoveRow]) -> Result<GameRecordJson> {
             variant_name: variant.name.to_owned(),
             title: super::title(info, variant),
             date: timestamp(row.created_at),
-            status: row.status.clone(),
+            status: row.status,
         },
         players: record
             .seats
             .iter()
             .map(|s| RecordPlayer {
                 seat: s.seat,
-                colour: usize::try_from(s.seat)
-                    .ok()
-                    .and_then(|i| variant.seats.get(i).copied())
-                    .unwrap_or("?"),
+                colour: variant.seats.get(s.seat.index()).copied().unwrap_or("?"),
                 name: s.player.as_ref().map(|(_, n)| n.clone()),
             })
             .collect(),
@@ -103,7 +101,13 @@ pub fn result_text(record: &GameRecordJson) -> String {
         .map(|w| {
             w.iter()
                 .filter_map(Value::as_i64)
-                .filter_map(|seat| record.players.iter().find(|p| p.seat == seat).map(|p| p.colour))
+                .filter_map(|seat| {
+                    record
+                        .players
+                        .iter()
+                        .find(|p| i64::from(p.seat) == seat)
+                        .map(|p| p.colour)
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -142,13 +146,13 @@ pub fn text(record: &GameRecordJson) -> String {
     out.push_str(header.trim_end());
     out.push('\n');
     let mut rounds: Vec<Vec<Option<&str>>> = Vec::new();
-    let mut last_seat: Option<i64> = None;
+    let mut last_seat: Option<Seat> = None;
     for m in &record.moves {
         if rounds.is_empty() || last_seat.is_some_and(|s| m.seat <= s) {
             rounds.push(vec![None; seats]);
         }
         if let Some(round) = rounds.last_mut() {
-            if let Some(cell) = usize::try_from(m.seat).ok().and_then(|s| round.get_mut(s)) {
+            if let Some(cell) = round.get_mut(m.seat.index()) {
                 *cell = Some(&m.notation);
             }
         }

@@ -1,0 +1,178 @@
+//! A change of a game as the service decides it ([`Progress`]: the game's
+//! new row, its events and its players' notices), and the one path every
+//! change takes to the database and out to subscribers ([`Games::commit`]).
+//!
+//! Promises: nothing is published before its transaction commits, and
+//! everything committed is published, even when the request that caused it
+//! is cancelled; the cache holds the committed game afterwards, or nothing.
+
+use crate::domain::{GameStatus, Seat};
+use crate::rules::AnyGame;
+use crate::store::{EventRow, GameRecord, GameUpdate, Player, StoreError};
+
+use super::error::{GameError, GameResult};
+use super::events::{Ending, GameEvent, PlayerNotice};
+use super::hot::Hot;
+use super::Games;
+
+/// One decided change of a game, not yet written.
+#[derive(Clone, Debug)]
+pub struct Progress {
+    /// The game's row as the change leaves it. Its events are filled in
+    /// from `events` and `notices` when it is committed.
+    pub update: GameUpdate,
+    pub events: Vec<GameEvent>,
+    pub notices: Vec<(i64, PlayerNotice)>,
+    /// Players taking a seat: `(seat, id, name)`.
+    pub seated: Vec<(Seat, i64, String)>,
+}
+
+impl Progress {
+    /// A change that changes nothing yet: the starting point of every
+    /// action on `record`, decided at `now`.
+    pub fn of(record: &GameRecord, now: i64) -> Progress {
+        let row = &record.row;
+        Progress {
+            update: GameUpdate {
+                id: row.id,
+                expected_seq: row.event_seq,
+                status: row.status,
+                ply: row.ply,
+                to_move: row.to_move,
+                outcome: row.outcome.clone(),
+                draw_offer: row.draw_offer,
+                takeback_offer: row.takeback_offer,
+                now,
+                sit: Vec::new(),
+                insert_move: None,
+                delete_move: None,
+                events: Vec::new(),
+                player_events: Vec::new(),
+                clock: row.clock.clone(),
+                deadline: row.deadline,
+                reminder_at: row.reminder_at,
+            },
+            events: Vec::new(),
+            notices: Vec::new(),
+            seated: Vec::new(),
+        }
+    }
+
+    /// `player` takes `seat`.
+    pub fn sit(&mut self, seat: Seat, player: &Player) {
+        self.seated.push((seat, player.id, player.name.clone()));
+    }
+
+    pub fn event(&mut self, event: GameEvent) {
+        self.events.push(event);
+    }
+
+    pub fn notify(&mut self, player_id: i64, notice: PlayerNotice) {
+        self.notices.push((player_id, notice));
+    }
+
+    /// Ends the game with `ending`: no one to move, no offers, every seated
+    /// player told.
+    pub fn finish(&mut self, record: &GameRecord, ending: Ending) {
+        let update = &mut self.update;
+        update.status = GameStatus::Finished;
+        update.to_move = None;
+        update.draw_offer = 0;
+        update.takeback_offer = 0;
+        update.outcome = Some(ending.to_stored());
+        self.notices = record
+            .seated_players()
+            .into_iter()
+            .map(|player| {
+                (
+                    player,
+                    PlayerNotice::GameOver {
+                        outcome: ending.clone(),
+                    },
+                )
+            })
+            .collect();
+        self.events.push(GameEvent::Finished(ending));
+    }
+
+    /// The update with its events and seats, as the store writes it.
+    fn into_update(self) -> GameUpdate {
+        let mut update = self.update;
+        update.sit = self.seated.iter().map(|(seat, player, _)| (*seat, *player)).collect();
+        update.events = self.events.iter().map(GameEvent::to_stored).collect();
+        update.player_events = self.notices.iter().map(|(player, notice)| notice.to(*player)).collect();
+        if update.status != GameStatus::Active {
+            // A game that is over has no clock running.
+            update.deadline = None;
+            update.reminder_at = None;
+        }
+        update
+    }
+}
+
+impl Games {
+    /// Writes `progress` of `record`; on success the cache holds `game` and
+    /// the updated record at the new event number, which is returned.
+    /// `Ok(None)` when another writer got there first: reload and decide
+    /// again.
+    pub(super) async fn commit(
+        &self,
+        hot: &mut Hot,
+        record: &GameRecord,
+        progress: Progress,
+        game: AnyGame,
+    ) -> GameResult<Option<GameRecord>> {
+        // The record as the change leaves it, names of new seats included.
+        let mut next_record = record.clone();
+        for (seat, player, name) in &progress.seated {
+            if let Some(s) = next_record.seats.iter_mut().find(|s| s.seat == *seat) {
+                s.player = Some((*player, name.clone()));
+            }
+        }
+        let update = progress.into_update();
+        next_record.row.apply(&update);
+        let seq = update.expected_seq + update.events.len() as i64;
+        // The rows exactly as the store numbers and keeps them, to publish
+        // once (and only if) the transaction commits.
+        let published: Vec<EventRow> = (update.expected_seq + 1..)
+            .zip(&update.events)
+            .map(|(seq, e)| EventRow {
+                seq,
+                kind: e.kind.to_owned(),
+                payload: e.payload.clone(),
+                created_at: update.now,
+            })
+            .collect();
+        let players: Vec<i64> = update.player_events.iter().map(|e| e.player_id).collect();
+        let id = update.id;
+        let (store, publisher) = (self.store.clone(), self.publisher.clone());
+        // The commit and its publication run to the end even when the
+        // request that started them is cancelled (a client hanging up): a
+        // committed change is always announced.
+        let written = tokio::spawn(async move {
+            let written = store.update_game(update).await;
+            if written.is_ok() {
+                // Publication follows the commit: the game's lock is held
+                // (unless the request was cancelled), so frames go out in
+                // seq order.
+                publisher.game_changed(id, &published);
+                publisher.players_notified(players);
+            }
+            written
+        })
+        .await
+        .map_err(GameError::internal)?;
+        hot.forget();
+        match written {
+            Ok(()) => {
+                hot.remember(seq, game, Some(next_record.clone()));
+                Ok(Some(next_record))
+            }
+            Err(StoreError::Conflict | StoreError::Unique) => {
+                self.metrics.count_conflict();
+                Ok(None)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+}

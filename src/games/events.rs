@@ -1,0 +1,348 @@
+//! What happens to a game, as types: the events of its public log
+//! ([`GameEvent`]), the notices its players get in their own streams
+//! ([`PlayerNotice`]), and how it ended ([`Ending`]).
+//!
+//! Each serialises to exactly the payload clients and the notifier have
+//! always read (`kind` names the variant, the payload is its fields), so
+//! the stored log and the wire stay what they were; no kind is spelled
+//! anywhere else.
+
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+use crate::clock::TimeControl;
+use crate::domain::{GameStatus, Seat};
+use crate::rules::Outcome;
+use crate::store::{Event, PlayerEvent};
+
+use super::Room;
+
+/// How a finished game ended: by the rules, or by what the players did.
+/// Stored and sent as `{"winners": [seats], "reason": "…"}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The rules ended it (a line, no legal move, …).
+    Rules(Outcome),
+    /// A seat resigned; the rules say who wins.
+    Resignation { winners: Vec<Seat> },
+    /// The player to move ran out of time; the rules say who wins.
+    Time { winners: Vec<Seat> },
+    /// Every seat agreed to a draw.
+    Agreement,
+}
+
+impl Ending {
+    pub fn winners(&self) -> Vec<Seat> {
+        match self {
+            Ending::Rules(outcome) => outcome.winners.to_vec().into_iter().map(Seat::from).collect(),
+            Ending::Resignation { winners } | Ending::Time { winners } => winners.clone(),
+            Ending::Agreement => Vec::new(),
+        }
+    }
+
+    /// The reason as stored and shown.
+    pub fn reason(&self) -> String {
+        match self {
+            Ending::Rules(outcome) => outcome.reason.to_string(),
+            Ending::Resignation { .. } => "resignation".to_owned(),
+            Ending::Time { .. } => "time".to_owned(),
+            Ending::Agreement => "agreement".to_owned(),
+        }
+    }
+
+    /// The stored `outcome` column.
+    pub fn to_stored(&self) -> Value {
+        to_value(self)
+    }
+}
+
+impl Serialize for Ending {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Stored {
+            winners: Vec<Seat>,
+            reason: String,
+        }
+        Stored {
+            winners: self.winners(),
+            reason: self.reason(),
+        }
+        .serialize(serializer)
+    }
+}
+
+/// The `move` event: the move as stored, and where the game went.
+#[derive(Clone, Debug, Serialize)]
+pub struct MoveEvent {
+    pub ply: i64,
+    pub seat: Seat,
+    pub player: String,
+    #[serde(rename = "move")]
+    pub notation: String,
+    pub effect: Option<String>,
+    pub message: Option<String>,
+    pub status: GameStatus,
+    pub to_move: Option<Seat>,
+    /// When the next player to move loses on time, if a clock runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remaining_ms: Option<Vec<i64>>,
+}
+
+/// An entry of a game's public log, numbered by the store.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum GameEvent {
+    Created {
+        game: &'static str,
+        variant: &'static str,
+        public: bool,
+        by: String,
+        seat: Seat,
+        invited: Vec<String>,
+        time_control: TimeControl,
+    },
+    Joined {
+        seat: Seat,
+        player: String,
+    },
+    Started {
+        to_move: Option<Seat>,
+    },
+    Declined {
+        seat: Seat,
+        player: String,
+    },
+    /// A seated player aborted the game.
+    Aborted {
+        seat: Seat,
+        player: String,
+    },
+    /// The game was called off without anyone aborting it.
+    CalledOff {
+        reason: &'static str,
+    },
+    Move(MoveEvent),
+    Finished(Ending),
+    Resigned {
+        seat: Seat,
+    },
+    DrawOffered {
+        seat: Seat,
+    },
+    DrawAgreed {
+        seat: Seat,
+    },
+    DrawDeclined {
+        seat: Seat,
+    },
+    TakebackOffered {
+        seat: Seat,
+        ply: i64,
+    },
+    TakebackAccepted {
+        seat: Seat,
+        ply: i64,
+    },
+    TakebackDeclined {
+        seat: Seat,
+    },
+    Timeout {
+        seat: Seat,
+        player: Option<String>,
+        deadline: i64,
+    },
+    Chat {
+        room: Room,
+        player: String,
+        seat: Option<Seat>,
+        text: String,
+    },
+}
+
+impl GameEvent {
+    /// The kind the log stores and clients switch on.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            GameEvent::Created { .. } => "created",
+            GameEvent::Joined { .. } => "joined",
+            GameEvent::Started { .. } => "started",
+            GameEvent::Declined { .. } => "declined",
+            GameEvent::Aborted { .. } | GameEvent::CalledOff { .. } => "aborted",
+            GameEvent::Move(_) => "move",
+            GameEvent::Finished(_) => "finished",
+            GameEvent::Resigned { .. } => "resigned",
+            GameEvent::DrawOffered { .. } => "draw_offered",
+            GameEvent::DrawAgreed { .. } => "draw_agreed",
+            GameEvent::DrawDeclined { .. } => "draw_declined",
+            GameEvent::TakebackOffered { .. } => "takeback_offered",
+            GameEvent::TakebackAccepted { .. } => "takeback_accepted",
+            GameEvent::TakebackDeclined { .. } => "takeback_declined",
+            GameEvent::Timeout { .. } => "timeout",
+            GameEvent::Chat { .. } => "chat",
+        }
+    }
+
+    pub fn to_stored(&self) -> Event {
+        Event {
+            kind: self.kind(),
+            payload: to_value(self),
+        }
+    }
+}
+
+/// An entry of one player's own stream: what they should hear of.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum PlayerNotice {
+    Invited {
+        by: String,
+    },
+    GameStarted {},
+    YourTurn {
+        ply: i64,
+        seat: Seat,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        deadline: Option<i64>,
+    },
+    Reminder {
+        ply: i64,
+        seat: Option<Seat>,
+        deadline: i64,
+        deadline_at: String,
+    },
+    DrawOffered {
+        seat: Seat,
+    },
+    TakebackOffered {
+        seat: Seat,
+    },
+    GameOver {
+        outcome: Ending,
+    },
+    Aborted {
+        aborted: bool,
+    },
+    Declined {
+        player: String,
+    },
+}
+
+impl PlayerNotice {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            PlayerNotice::Invited { .. } => "invited",
+            PlayerNotice::GameStarted {} => "game_started",
+            PlayerNotice::YourTurn { .. } => "your_turn",
+            PlayerNotice::Reminder { .. } => "reminder",
+            PlayerNotice::DrawOffered { .. } => "draw_offered",
+            PlayerNotice::TakebackOffered { .. } => "takeback_offered",
+            PlayerNotice::GameOver { .. } | PlayerNotice::Aborted { .. } => "game_over",
+            PlayerNotice::Declined { .. } => "declined",
+        }
+    }
+
+    /// The notice for `player_id`, as the store keeps it.
+    pub fn to(&self, player_id: i64) -> PlayerEvent {
+        PlayerEvent {
+            player_id,
+            kind: self.kind(),
+            payload: to_value(self),
+        }
+    }
+}
+
+/// Every type here serialises to a JSON object with string keys, which
+/// cannot fail.
+fn to_value(payload: &impl Serialize) -> Value {
+    serde_json::to_value(payload).unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::rules::{EndReason, Winners};
+
+    #[test]
+    fn endings_are_stored_as_winners_and_reason() {
+        let line = Ending::Rules(Outcome {
+            winners: Winners::seat(1),
+            reason: EndReason::Line(4),
+        });
+        assert_eq!(line.to_stored(), json!({ "winners": [1], "reason": "4 in a row" }));
+        let resigned = Ending::Resignation {
+            winners: vec![Seat::from(0), Seat::from(2)],
+        };
+        assert_eq!(
+            resigned.to_stored(),
+            json!({ "winners": [0, 2], "reason": "resignation" })
+        );
+        assert_eq!(
+            Ending::Agreement.to_stored(),
+            json!({ "winners": [], "reason": "agreement" })
+        );
+    }
+
+    #[test]
+    fn events_keep_the_payloads_clients_read() {
+        let mv = GameEvent::Move(MoveEvent {
+            ply: 3,
+            seat: Seat::from(0),
+            player: "alice".into(),
+            notation: "d4".into(),
+            effect: Some("lands on d1".into()),
+            message: None,
+            status: GameStatus::Active,
+            to_move: Some(Seat::from(1)),
+            deadline: None,
+            remaining_ms: None,
+        })
+        .to_stored();
+        assert_eq!(mv.kind, "move");
+        assert_eq!(
+            mv.payload,
+            json!({ "ply": 3, "seat": 0, "player": "alice", "move": "d4", "effect": "lands on d1",
+                    "message": null, "status": "active", "to_move": 1 })
+        );
+        let off = GameEvent::CalledOff {
+            reason: "invitation declined",
+        }
+        .to_stored();
+        assert_eq!(
+            (off.kind, off.payload),
+            ("aborted", json!({ "reason": "invitation declined" }))
+        );
+        let chat = GameEvent::Chat {
+            room: Room::Spectators,
+            player: "bob".into(),
+            seat: None,
+            text: "hi".into(),
+        }
+        .to_stored();
+        assert_eq!(
+            chat.payload,
+            json!({ "room": "spectators", "player": "bob", "seat": null, "text": "hi" })
+        );
+    }
+
+    #[test]
+    fn notices_keep_their_kinds_and_payloads() {
+        let started = PlayerNotice::GameStarted {}.to(7);
+        assert_eq!(
+            (started.player_id, started.kind, started.payload),
+            (7, "game_started", json!({}))
+        );
+        let over = PlayerNotice::Aborted { aborted: true }.to(7);
+        assert_eq!((over.kind, over.payload), ("game_over", json!({ "aborted": true })));
+        let turn = PlayerNotice::YourTurn {
+            ply: 0,
+            seat: Seat::from(1),
+            deadline: None,
+        }
+        .to(7);
+        assert_eq!((turn.kind, turn.payload), ("your_turn", json!({ "ply": 0, "seat": 1 })));
+    }
+}

@@ -1,0 +1,94 @@
+//! The hot-game cache: what this process knows of each game it serves,
+//! behind one lock per game.
+//!
+//! Moves are decided from it without reading the database. That is safe
+//! because the commit's guard checks the game's event number: if another
+//! process changed the game meanwhile, the write is refused and the move is
+//! decided again from the database. The lock serialises this process's
+//! actions on one game; the cache is dropped whenever it might be stale.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::rules::AnyGame;
+use crate::store::GameRecord;
+
+use super::error::GameResult;
+use super::Games;
+
+/// Hot games kept beyond this number are evicted when idle.
+const HOT_GAMES: usize = 10_000;
+
+/// What this process knows of one game, valid at event number `seq`.
+#[derive(Default)]
+pub(super) struct Hot {
+    /// The game's event number `game` (and `record`, when set) are at.
+    pub seq: i64,
+    pub game: Option<AnyGame>,
+    /// The game's row and seats, minus fields no move depends on
+    /// (`deadline` and `reminder_at` may be newer in the database: moves
+    /// compute their own).
+    pub record: Option<GameRecord>,
+}
+
+impl Hot {
+    /// The cached record and position, if both are there.
+    pub fn current(&self) -> Option<(GameRecord, AnyGame)> {
+        match (&self.record, &self.game) {
+            (Some(record), Some(game)) if record.row.event_seq == self.seq => Some((record.clone(), game.clone())),
+            _ => None,
+        }
+    }
+
+    pub fn forget(&mut self) {
+        self.game = None;
+        self.record = None;
+    }
+
+    /// What the cache holds once a change of it is committed.
+    pub fn remember(&mut self, seq: i64, game: AnyGame, record: Option<GameRecord>) {
+        self.seq = seq;
+        self.game = Some(game);
+        self.record = record;
+    }
+}
+
+pub(super) type Slot = Arc<tokio::sync::Mutex<Hot>>;
+
+/// The per-game locks and caches of this process.
+#[derive(Default)]
+pub(super) struct HotGames(Mutex<HashMap<i64, Slot>>);
+
+impl HotGames {
+    /// The lock and cache slot of one game.
+    pub fn slot(&self, id: i64) -> Slot {
+        let mut hot = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if hot.len() >= HOT_GAMES {
+            // Nobody holds an idle slot: dropping it loses only a cache.
+            hot.retain(|_, slot| Arc::strong_count(slot) > 1);
+        }
+        hot.entry(id).or_default().clone()
+    }
+}
+
+impl Games {
+    /// The current position, from the cache when it is up to date, else
+    /// replayed from the stored moves (and cached).
+    pub(super) async fn position(&self, hot: &mut Hot, record: &GameRecord) -> GameResult<AnyGame> {
+        if hot.seq == record.row.event_seq {
+            if let Some(game) = &hot.game {
+                return Ok(game.clone());
+            }
+        }
+        // `ply` counts the stored moves: a game at ply 0 (every new game)
+        // has none to read.
+        let moves = if record.row.ply == 0 {
+            Vec::new()
+        } else {
+            self.store.moves(record.row.id, None).await?
+        };
+        let game = super::replay(record, &moves)?;
+        hot.remember(record.row.event_seq, game.clone(), Some(record.clone()));
+        Ok(game)
+    }
+}

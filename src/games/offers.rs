@@ -1,0 +1,117 @@
+//! What the players of an active game may do besides moving: resign, offer
+//! or accept a draw, ask for or agree to a takeback, abort a game that has
+//! barely begun. The decisions are in [`super::decide`]; this is the shell
+//! that loads, commits and answers.
+
+use crate::clock::ClockState;
+use crate::domain::{GameStatus, Seat};
+use crate::rules::AnyGame;
+use crate::store::{GameRecord, Player};
+use crate::views::GameState;
+
+use super::commit::Progress;
+use super::decide;
+use super::error::{GameError, GameResult};
+use super::{now, Games, ATTEMPTS};
+
+impl Games {
+    pub async fn resign(&self, player: &Player, id: i64) -> GameResult<GameState> {
+        self.offer_action(player, id, |progress, record, seat, game| {
+            decide::resign(progress, record, game, seat);
+            Ok(None)
+        })
+        .await
+    }
+
+    /// `yes`: offer a draw, or accept every other seat's offer. `no`:
+    /// decline (or withdraw) the pending offer.
+    pub async fn draw(&self, player: &Player, id: i64, yes: bool) -> GameResult<GameState> {
+        self.offer_action(player, id, |progress, record, seat, _game| {
+            decide::draw(progress, record, seat, yes).map(|()| None)
+        })
+        .await
+    }
+
+    /// `yes`: ask to take back the last move, or agree to it. `no`: refuse.
+    pub async fn takeback(&self, player: &Player, id: i64, yes: bool) -> GameResult<GameState> {
+        self.offer_action(player, id, |progress, record, seat, _game| {
+            decide::takeback(progress, record, seat, yes)
+        })
+        .await
+    }
+
+    /// Ends a game that has barely begun: while seats are open, or before
+    /// every seat has moved once.
+    pub async fn abort(&self, player: &Player, id: i64) -> GameResult<GameState> {
+        let slot = self.hot.slot(id);
+        let mut hot = slot.lock().await;
+        for _ in 0..ATTEMPTS {
+            let record = self.load_visible(id, Some(player)).await?;
+            let seat = record.seat_of(player.id).ok_or(GameError::NotAPlayer)?;
+            decide::may_abort(&record)?;
+            let game = self.position(&mut hot, &record).await?;
+            let mut progress = Progress::of(&record, now());
+            decide::abort(&mut progress, &record, player, seat);
+            if self.commit(&mut hot, &record, progress, game).await?.is_some() {
+                drop(hot);
+                return self.state(Some(player), id, None).await;
+            }
+        }
+        Err(GameError::Busy)
+    }
+
+    /// Shared by resign, draw and takeback: an active game, a seated player,
+    /// a decision on the progress. `decide` returns `Some(ply)` when the
+    /// position goes back to `ply` (a takeback).
+    async fn offer_action<F>(&self, player: &Player, id: i64, decide: F) -> GameResult<GameState>
+    where
+        F: Fn(&mut Progress, &GameRecord, Seat, &AnyGame) -> GameResult<Option<i64>>,
+    {
+        let slot = self.hot.slot(id);
+        let mut hot = slot.lock().await;
+        for _ in 0..ATTEMPTS {
+            let record = self.load_visible(id, Some(player)).await?;
+            let seat = record.seat_of(player.id).ok_or(GameError::NotAPlayer)?;
+            if record.row.status != GameStatus::Active {
+                return Err(GameError::NotActive {
+                    id,
+                    status: record.row.status,
+                    current: None,
+                });
+            }
+            let game = self.position(&mut hot, &record).await?;
+            let mut progress = Progress::of(&record, now());
+            let back_to = decide(&mut progress, &record, seat, &game)?;
+            if progress.events.is_empty() {
+                drop(hot);
+                return self.state(Some(player), id, None).await;
+            }
+            let game = match back_to {
+                Some(ply) => self.take_back_to(&record, &mut progress, ply).await?,
+                None => game,
+            };
+            if self.commit(&mut hot, &record, progress, game).await?.is_some() {
+                drop(hot);
+                return self.state(Some(player), id, None).await;
+            }
+        }
+        Err(GameError::Busy)
+    }
+
+    /// The position after move `ply`, for an agreed takeback: the player to
+    /// move is told, and their turn begins again.
+    async fn take_back_to(&self, record: &GameRecord, progress: &mut Progress, ply: i64) -> GameResult<AnyGame> {
+        let moves = self.store.moves(record.row.id, Some(ply)).await?;
+        let game = super::replay(record, &moves)?;
+        progress.update.to_move = game.to_move().map(Seat::from);
+        progress.notices.clear();
+        decide::your_turn(progress, record, ply);
+        let restarted = ClockState::from_stored(record.row.clock.as_ref()).map(|mut state| {
+            state.turn_started_at = progress.update.now;
+            state
+        });
+        let pauses = self.pauses_at(record, progress.update.to_move).await?;
+        decide::schedule_clock(progress, self.schedule_of(record), restarted, &pauses);
+        Ok(game)
+    }
+}

@@ -1,0 +1,157 @@
+//! Filling a table: opening a game with its invitations, taking a seat
+//! (which starts the game once every seat is filled), declining an
+//! invitation.
+
+use crate::domain::Seat;
+use crate::rules::catalogue;
+use crate::store::{NewGame, Player};
+use crate::views::GameState;
+
+use super::commit::Progress;
+use super::decide;
+use super::error::{GameError, GameResult};
+use super::events::{GameEvent, PlayerNotice};
+use super::{now, Games, NewGameCommand, ATTEMPTS};
+
+impl Games {
+    pub async fn create(&self, player: &Player, command: NewGameCommand) -> GameResult<GameState> {
+        let info = catalogue::game(&command.game)
+            .ok_or_else(|| GameError::UnknownGame(crate::rules::UnknownGame::game(&command.game)))?;
+        let variant_slug = command.variant.as_deref().unwrap_or(info.variants[0].slug);
+        let (info, variant) = catalogue::find(info.slug, Some(variant_slug)).map_err(GameError::UnknownGame)?;
+        let seats = variant.seats.len();
+        let my_seat = command.seat.unwrap_or(0);
+        if usize::from(my_seat) >= seats {
+            return Err(GameError::NoSuchSeatInVariant {
+                variant: variant.name,
+                last: seats - 1,
+            });
+        }
+        let my_seat = Seat::from(my_seat);
+        if command.opponents.len() >= seats {
+            return Err(GameError::TooManyOpponents {
+                variant: variant.name,
+                seats,
+            });
+        }
+        let invitees = self.invitees(player, &command.opponents).await?;
+        let mut others = invitees.iter();
+        let seat_list: Vec<(Option<i64>, Option<i64>)> = Seat::all(seats)
+            .map(|seat| {
+                if seat == my_seat {
+                    (Some(player.id), None)
+                } else {
+                    (None, others.next().map(|p| p.id))
+                }
+            })
+            .collect();
+        let public = command.public.unwrap_or(true);
+        let control = command
+            .time_control
+            .unwrap_or_default()
+            .validate()
+            .map_err(GameError::BadTimeControl)?;
+        let created = GameEvent::Created {
+            game: info.slug,
+            variant: variant.slug,
+            public,
+            by: player.name.clone(),
+            seat: my_seat,
+            invited: invitees.iter().map(|p| p.name.clone()).collect(),
+            time_control: control,
+        };
+        let invited = PlayerNotice::Invited {
+            by: player.name.clone(),
+        };
+        let id = self
+            .store
+            .create_game(NewGame {
+                game: info.slug.to_owned(),
+                variant: variant.slug.to_owned(),
+                public,
+                created_by: player.id,
+                time_control: control.to_stored(),
+                seats: seat_list,
+                now: now(),
+                events: vec![created.to_stored()],
+                player_events: invitees.iter().map(|p| invited.to(p.id)).collect(),
+            })
+            .await?;
+        self.metrics.count_game_created();
+        self.publisher.players_notified(invitees.iter().map(|p| p.id).collect());
+        self.state(Some(player), id, None).await
+    }
+
+    /// The players named to the other seats, in order: each registered,
+    /// none the creator, none twice.
+    async fn invitees(&self, creator: &Player, names: &[String]) -> GameResult<Vec<Player>> {
+        let mut invitees: Vec<Player> = Vec::new();
+        for name in names {
+            let key = crate::accounts::name_key(name);
+            let opponent = self
+                .store
+                .player_by_name(&key)
+                .await?
+                .ok_or_else(|| GameError::UnknownPlayer(name.clone()))?;
+            if opponent.id == creator.id {
+                return Err(GameError::InvitedYourself);
+            }
+            if invitees.iter().any(|p| p.id == opponent.id) {
+                return Err(GameError::InvitedTwice(name.clone()));
+            }
+            invitees.push(opponent);
+        }
+        Ok(invitees)
+    }
+
+    pub async fn join(&self, player: &Player, id: i64, seat: Option<u8>) -> GameResult<GameState> {
+        let slot = self.hot.slot(id);
+        let mut hot = slot.lock().await;
+        for _ in 0..ATTEMPTS {
+            // Open seats of private games can be taken by whoever knows the id.
+            let record = self.load(id).await?;
+            let chosen = decide::choose_seat(&record, player.id, seat)?;
+            let game = self.position(&mut hot, &record).await?;
+            let pauses = self.seat_pauses(&record, Some((chosen, player.id))).await?;
+            let mut progress = Progress::of(&record, now());
+            decide::sit(
+                &mut progress,
+                &record,
+                &game,
+                player,
+                chosen,
+                self.schedule_of(&record),
+                &pauses,
+            );
+            let position = game.clone();
+            if let Some(seated) = self.commit(&mut hot, &record, progress, game).await? {
+                drop(hot);
+                return self.render(&seated, &position, Some(player), None).await;
+            }
+        }
+        Err(GameError::Busy)
+    }
+
+    pub async fn decline(&self, player: &Player, id: i64) -> GameResult<GameState> {
+        let slot = self.hot.slot(id);
+        let mut hot = slot.lock().await;
+        for _ in 0..ATTEMPTS {
+            let record = self.load_visible(id, Some(player)).await?;
+            let seat = record.invitation_of(player.id).ok_or(GameError::NotInvited)?;
+            if record.row.status != crate::domain::GameStatus::Open {
+                return Err(GameError::NotOpen {
+                    id,
+                    status: record.row.status,
+                });
+            }
+            let game = self.position(&mut hot, &record).await?;
+            let mut progress = Progress::of(&record, now());
+            decide::decline(&mut progress, &record, player, seat);
+            if self.commit(&mut hot, &record, progress, game).await?.is_some() {
+                drop(hot);
+                return self.state(Some(player), id, None).await;
+            }
+        }
+        Err(GameError::Busy)
+    }
+}
