@@ -164,7 +164,12 @@ mod tests {
 
     #[test]
     fn statuses_round_trip_through_their_spelling() {
-        for status in [GameStatus::Open, GameStatus::Active, GameStatus::Finished, GameStatus::Aborted] {
+        for status in [
+            GameStatus::Open,
+            GameStatus::Active,
+            GameStatus::Finished,
+            GameStatus::Aborted,
+        ] {
             assert_eq!(status.as_str().parse::<GameStatus>(), Ok(status));
             assert_eq!(serde_json::to_value(status).unwrap(), status.as_str());
         }
@@ -174,10 +179,10 @@ mod tests {
 
     #[test]
     fn seats_are_numbers_a_table_can_have() {
-        assert_eq!(Seat::try_from(3), Ok(Seat::from(3)));
-        assert_eq!(i64::from(Seat::try_from(7).unwrap()), 7);
-        assert_eq!(Seat::try_from(8), Err(BadSeat(8)));
-        assert_eq!(Seat::try_from(-1), Err(BadSeat(-1)));
+        assert_eq!(Seat::try_from(3_i64), Ok(Seat::from(3)));
+        assert_eq!(i64::from(Seat::try_from(7_i64).unwrap()), 7);
+        assert_eq!(Seat::try_from(8_i64), Err(BadSeat(8)));
+        assert_eq!(Seat::try_from(-1_i64), Err(BadSeat(-1)));
         assert_eq!(serde_json::to_value(Seat::from(2)).unwrap(), 2);
     }
 
