@@ -170,7 +170,7 @@ impl AnyGame {
         Ok((variant.start)())
     }
 
-    /// Used by each family's catalogue entry to build its start positions.
+    /// Used by each variant's catalogue entry to build its start position.
     pub(crate) fn from_position(game: &'static GameInfo, variant_slug: &str, position: impl Into<Position>) -> AnyGame {
         let variant = game
             .variants

@@ -8,87 +8,14 @@ use std::str::FromStr;
 
 use arrayvec::ArrayVec;
 
-use super::any::AnyGame;
 use super::board::{Bitboard, NotationError, Square};
-use super::catalogue::{GameInfo, VariantInfo};
 use super::playout::Rng;
 use super::{BoardView, EndReason, Outcome, Rules, Seat, SeatView, View, Winners};
 
-const TWO_SEATS: &[&str] = &["red", "green"];
-const FOUR_SEATS: &[&str] = &["red", "blue", "green", "yellow"];
-const BOARD_TEXT: &str = "52 squares: 8×8 without the three squares at each corner";
-
-const FOCUS_NOTATION: &str = "A move is the stack's square and the landing square, e.g. c3-c5: it takes that many \
-                              pieces (here 2) off the top. A drop from the reserve is +d4 (or just d4). An opening \
-                              swap is c3<>d4, in either order.";
-
-macro_rules! focus_variants {
-    ($info:ident, $limit:expr) => {
-        &[
-            VariantInfo {
-                slug: "standard",
-                name: "Two players, opening swaps",
-                seats: TWO_SEATS,
-                board: BOARD_TEXT,
-                summary: "Two players, 18 pieces each. Before the first move red, then green, swap the places of \
-                          one red and one green piece; a swap that leaves the board symmetric (under any rotation \
-                          or reflection, with or without exchanging the colours) is not allowed.",
-                start: || AnyGame::from_position(&$info, "standard", Focus::new(Variant::Standard, $limit)),
-            },
-            VariantInfo {
-                slug: "no-swap",
-                name: "Two players, no swaps",
-                seats: TWO_SEATS,
-                board: BOARD_TEXT,
-                summary: "Two players, 18 pieces each; red moves first from the printed layout.",
-                start: || AnyGame::from_position(&$info, "no-swap", Focus::new(Variant::NoSwap, $limit)),
-            },
-            VariantInfo {
-                slug: "four",
-                name: "Four players",
-                seats: FOUR_SEATS,
-                board: BOARD_TEXT,
-                summary: "Four players, 13 pieces each, every square filled. A player with no move is out and \
-                          skipped from then on; the last player left wins.",
-                start: || AnyGame::from_position(&$info, "four", Focus::new(Variant::Four, $limit)),
-            },
-            VariantInfo {
-                slug: "four-teams",
-                name: "Four players in teams",
-                seats: FOUR_SEATS,
-                board: BOARD_TEXT,
-                summary: "Red and green against blue and yellow, 13 pieces each. A player with no move is out, \
-                          and their partner then also moves in their turn; a team wins when both opponents are out.",
-                start: || AnyGame::from_position(&$info, "four-teams", Focus::new(Variant::FourTeams, $limit)),
-            },
-        ]
-    };
-}
-
-pub static FOCUS: GameInfo = GameInfo {
-    slug: "focus",
-    italian: "Focus",
-    english: "Focus",
-    summary: "Pieces stack. The top piece commands its stack; a move takes the top k pieces of a stack you command \
-              and carries them exactly k squares along a rank or file, passing over anything, onto an empty square \
-              or any stack. Instead of moving you may drop a piece from your reserve on any square. A stack taller \
-              than five loses pieces from the bottom: the commander's own go to the commander's reserve, all others \
-              leave the game. A player who commands no stack and has no reserve cannot move and loses.",
-    notation: FOCUS_NOTATION,
-    variants: focus_variants!(FOCUS, Limit::Five),
-};
-
-pub static LINES_OF_FOCUS: GameInfo = GameInfo {
-    slug: "lines-of-focus",
-    italian: "Lines of Focus",
-    english: "Lines of Focus",
-    summary: "Focus with a changing stack limit: a stack may be as tall as the larger of the number of occupied \
-              squares on its rank and on its file, counting its own. After every move or drop every stack on the \
-              board is checked, and any stack over its limit loses pieces from the bottom (the commander's own to \
-              the commander's reserve, all others out of the game), whether it moved or not.",
-    notation: FOCUS_NOTATION,
-    variants: focus_variants!(LINES_OF_FOCUS, Limit::Lines),
-};
+/// Seat colours of the two-player variants, seat 0 first.
+pub const TWO_COLOURS: &[&str] = &["red", "green"];
+/// Seat colours of the four-player variants, seat 0 first.
+pub const FOUR_COLOURS: &[&str] = &["red", "blue", "green", "yellow"];
 
 /// Who plays and how the game opens and ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -113,9 +40,9 @@ impl Variant {
 
     fn colours(self) -> &'static [&'static str] {
         if self.seats() == 2 {
-            TWO_SEATS
+            TWO_COLOURS
         } else {
-            FOUR_SEATS
+            FOUR_COLOURS
         }
     }
 }

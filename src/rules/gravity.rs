@@ -3,32 +3,12 @@
 
 use arrayvec::ArrayVec;
 
-use super::any::AnyGame;
 use super::board::{Bitboard, Square};
-use super::catalogue::{GameInfo, VariantInfo};
 use super::playout::Rng;
 use super::{BoardView, EndReason, Outcome, Rules, Seat, SeatView, View};
 
-pub static INFO: GameInfo = GameInfo {
-    slug: "gravity",
-    italian: "Forza 4 Centrifuga",
-    english: "Gravity",
-    summary: "Two players take turns entering a piece on any free square of an empty 8×8 board. \
-              The piece slides toward the nearest edge (toward the nearest corner when two edges \
-              are equally near) and stops on the edge or before the first occupied square on its \
-              path. Four or more of one colour in a row, orthogonally or diagonally, wins; a full \
-              board without a line is a draw.",
-    notation: "A move is the entry square, e.g. e4. The square where the piece lands is shown \
-               in the history beside the move but is not part of it.",
-    variants: &[VariantInfo {
-        slug: "standard",
-        name: "Forza 4 Centrifuga",
-        seats: &["yellow", "red"],
-        board: "8×8 squares, empty at the start",
-        summary: "The only variant.",
-        start: || AnyGame::from_position(&INFO, "standard", Gravity::new()),
-    }],
-};
+/// Seat colours, seat 0 first.
+pub const COLOURS: [&str; 2] = ["yellow", "red"];
 
 const FILE_A: u64 = 0x0101_0101_0101_0101;
 const FILE_H: u64 = FILE_A << 7;
@@ -205,7 +185,7 @@ impl Rules for Gravity {
             board: BoardView::of_squares(8, 8, Square::all(), |square| {
                 self.piece_at(square).map(Some).into_iter().collect()
             }),
-            seats: SeatView::colours(&["yellow", "red"]),
+            seats: SeatView::colours(&COLOURS),
             phase: None,
         }
     }

@@ -12,121 +12,12 @@ use std::str::FromStr;
 
 use arrayvec::ArrayVec;
 
-use super::any::AnyGame;
 use super::board::{Bitboard, NotationError, Square};
-use super::catalogue::{GameInfo, VariantInfo};
 use super::playout::Rng;
 use super::{BoardShape, BoardView, CellView, EndReason, MoveBuffer, Outcome, Rules, Seat, SeatView, View};
 
-const COLOURS: [&str; 2] = ["white", "black"];
-
-const NOTATION: &str = "A move is the piece's square and where it lands, c1-c2; a capture uses x, c2xc3; \
-                        a chain of captures names every landing square, b3xc3xd2. On the empty-board \
-                        variants a piece is placed from hand with +b2 (or just b2). A capture may also be \
-                        written with -, as the seed does (c2-c3, b3-c3-d2); x on an empty square is refused.";
-
-pub static INFO: GameInfo = GameInfo {
-    slug: "huntsmen",
-    italian: "Cacciatori",
-    english: "Huntsmen",
-    summary: "Two players, four pieces each, on a 4×4 board; white starts on rank 1, black on rank 4. \
-              A piece moves to any square up to its range away that is empty or holds an enemy piece, \
-              which is captured; it may pass over any piece. The range is 1 plus the pieces its owner \
-              has lost. A capture made short of the range may go on: each further leg must capture, \
-              using up distance from the credit left. Capturing every enemy piece wins, and so does \
-              reducing the opponent to one piece without having lost any.",
-    notation: NOTATION,
-    variants: &[
-        VariantInfo {
-            slug: "standard",
-            name: "Cacciatori",
-            seats: &COLOURS,
-            board: "4×4 squares, king distance",
-            summary: "Distance is counted in king steps, diagonals included.",
-            start: || AnyGame::from_position(&INFO, "standard", Huntsmen::new(Variant::Standard)),
-        },
-        VariantInfo {
-            slug: "orthogonal",
-            name: "Cacciatori ortogonale",
-            seats: &COLOURS,
-            board: "4×4 squares, orthogonal distance",
-            summary: "Distance is counted in orthogonal steps only (Manhattan distance).",
-            start: || AnyGame::from_position(&INFO, "orthogonal", Huntsmen::new(Variant::Orthogonal)),
-        },
-        VariantInfo {
-            slug: "empty",
-            name: "Cacciatori con tavoliere vuoto",
-            seats: &COLOURS,
-            board: "4×4 squares, king distance, empty at the start",
-            summary: "The board starts empty and each player holds four pieces. A move places a piece \
-                      from hand on an empty square or moves one on the board; while a player holds \
-                      pieces in hand their range is 1. Pieces in hand count as pieces left.",
-            start: || AnyGame::from_position(&INFO, "empty", Huntsmen::new(Variant::Empty)),
-        },
-        VariantInfo {
-            slug: "orthogonal-empty",
-            name: "Cacciatori ortogonale con tavoliere vuoto",
-            seats: &COLOURS,
-            board: "4×4 squares, orthogonal distance, empty at the start",
-            summary: "The empty-board start with orthogonal distance.",
-            start: || AnyGame::from_position(&INFO, "orthogonal-empty", Huntsmen::new(Variant::OrthogonalEmpty)),
-        },
-        VariantInfo {
-            slug: "hex",
-            name: "Cacciatori hex",
-            seats: &COLOURS,
-            board: "19 hexagons: a…e × 1…5 with |file − rank| ≤ 2",
-            summary: "A board of 19 hexagons; white a1 b1 c1 a2, black c5 d5 e5 e4.",
-            start: || AnyGame::from_position(&INFO, "hex", Huntsmen::new(Variant::Hex)),
-        },
-        VariantInfo {
-            slug: "hex-empty",
-            name: "Cacciatori hex con tavoliere vuoto",
-            seats: &COLOURS,
-            board: "19 hexagons, empty at the start",
-            summary: "The hexagonal board with the empty-board start.",
-            start: || AnyGame::from_position(&INFO, "hex-empty", Huntsmen::new(Variant::HexEmpty)),
-        },
-        VariantInfo {
-            slug: "eight",
-            name: "Cacciatori 8×8",
-            seats: &COLOURS,
-            board: "8×8 squares, king distance",
-            summary: "Eight pieces each, white on rank 1 and black on rank 8; range 1 plus pieces lost, up to 8.",
-            start: || AnyGame::from_position(&INFO, "eight", Huntsmen::new(Variant::Eight)),
-        },
-    ],
-};
-
-pub static ANNUVIN: GameInfo = GameInfo {
-    slug: "annuvin",
-    italian: "Annuvin",
-    english: "Annuvin",
-    summary: "Cacciatori on 37 hexagons (a…g × 1…7 with |file − rank| ≤ 3) with six pieces each: \
-              white b1 c1 d1 d2 e2 f3, black b5 c6 d6 d7 e7 f7. The range is 1 plus the pieces \
-              lost; captures made short of the range may go on capturing with the credit left. \
-              Capturing every enemy piece wins, and so does reducing the opponent to one piece \
-              without having lost any.",
-    notation: NOTATION,
-    variants: &[
-        VariantInfo {
-            slug: "standard",
-            name: "Annuvin",
-            seats: &COLOURS,
-            board: "37 hexagons",
-            summary: "Six pieces each in their starting corners.",
-            start: || AnyGame::from_position(&ANNUVIN, "standard", Huntsmen::new(Variant::Annuvin)),
-        },
-        VariantInfo {
-            slug: "empty",
-            name: "Annuvin on an empty board",
-            seats: &COLOURS,
-            board: "37 hexagons, empty at the start",
-            summary: "The board starts empty, six pieces in hand each; range 1 while holding pieces.",
-            start: || AnyGame::from_position(&ANNUVIN, "empty", Huntsmen::new(Variant::AnnuvinEmpty)),
-        },
-    ],
-};
+/// Seat colours, seat 0 first.
+pub const COLOURS: [&str; 2] = ["white", "black"];
 
 // ---------------------------------------------------------------------------
 // Boards

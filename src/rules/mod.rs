@@ -1,9 +1,10 @@
 //! The rules of every game Tavoliere serves: pure code, no I/O, no async.
 //!
 //! The binding reading of the rules is `shared/RULES.md`. Each game family
-//! lives in its own module and implements [`Rules`]; the server holds an
-//! [`AnyGame`], one enum over all of them, and never needs to know which game
-//! it is playing.
+//! lives in its own module, implements [`Rules`] and depends on nothing above
+//! it; the [`catalogue`] names the games and variants and builds their start
+//! positions. The server holds an [`AnyGame`], one enum over all of them, and
+//! never needs to know which game it is playing.
 //!
 //! The shape follows shakmaty: a small trait of primitives (`legal_moves`,
 //! `legalize`, `play_unchecked`, `to_move`, `outcome`), small `Copy` moves,

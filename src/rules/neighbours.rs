@@ -6,45 +6,11 @@ use std::str::FromStr;
 
 use arrayvec::ArrayVec;
 
-use super::any::AnyGame;
 use super::board::{Bitboard, NotationError, Square, DIRECTIONS};
-use super::catalogue::{GameInfo, VariantInfo};
 use super::{BoardView, EndReason, Outcome, Rules, Seat, SeatView, View};
 
-pub static INFO: GameInfo = GameInfo {
-    slug: "neighbours",
-    italian: "Vicini",
-    english: "Neighbours",
-    summary: "8×8 board, white's eight pieces on rank 1 and black's on rank 8; white moves first. \
-              A piece moves in a straight line, orthogonally or diagonally, exactly as many \
-              squares as there are pieces (of either colour) on the 8 squares around it. The \
-              squares it passes must be empty; it lands on an empty square or on an enemy piece, \
-              which is captured. A piece with no neighbours cannot move. A player with no move \
-              loses.",
-    notation: "A move is the piece's square and its landing square: e1-e3, or f3xf6 for a capture. \
-               - and x are accepted either way; the canonical form uses x exactly for captures.",
-    variants: &[
-        VariantInfo {
-            slug: "standard",
-            name: "Vicini",
-            seats: &["white", "black"],
-            board: "8×8 squares, each side's 8 pieces on its first rank",
-            summary: "The rules as above.",
-            start: || AnyGame::from_position(&INFO, "standard", Neighbours::new(false)),
-        },
-        VariantInfo {
-            slug: "friendly",
-            name: "Vicini Amici (Friendly Neighbours)",
-            seats: &["white", "black"],
-            board: "8×8 squares, each side's 8 pieces on its first rank",
-            summary: "Only neighbours of the piece's own colour count: a piece moves exactly as many \
-                      squares as it has friendly neighbours.",
-            start: || AnyGame::from_position(&INFO, "friendly", Neighbours::new(true)),
-        },
-    ],
-};
-
-const COLOURS: [&str; 2] = ["white", "black"];
+/// Seat colours, seat 0 first.
+pub const COLOURS: [&str; 2] = ["white", "black"];
 const RANK_1: u64 = 0xff;
 const RANK_8: u64 = 0xff << 56;
 

@@ -10,98 +10,12 @@ use std::str::FromStr;
 
 use arrayvec::ArrayVec;
 
-use super::any::AnyGame;
 use super::board::{parse_coordinate, write_coordinate, NotationError};
-use super::catalogue::{GameInfo, VariantInfo};
 use super::playout::Rng;
 use super::{BoardShape, BoardView, CellView, EndReason, Outcome, Rules, Seat, SeatView, View};
 
-pub static INFO: GameInfo = GameInfo {
-    slug: "pente",
-    italian: "Pente",
-    english: "Pente",
-    summary: "Two players, white first, take turns placing a stone of their colour on any free point \
-              of a 19×19 board; white's first stone goes on the centre, k10. A stone placed so that \
-              it closes two enemy stones in a straight line between itself and another stone of the \
-              mover's captures that pair; every such pair, in every direction, is removed. Placing a \
-              stone between two enemies is safe: only the mover captures. Five or more in a row, or \
-              five captured pairs, wins; a full board is a draw.",
-    notation: "A move is the point where the stone goes, e.g. k10 (files a to t without i, ranks 1 \
-               to 19). Pente±: a capturing move adds one sign per captured pair, + to add it to \
-               your score or - to take one from your opponent's, all + before all -, e.g. g12+-; \
-               without signs every pair is +. Neutral: Nk10 places a neutral stone on k10.",
-    variants: &[
-        VariantInfo {
-            slug: "standard",
-            name: "Pente",
-            seats: &["white", "black"],
-            board: "19×19 points, empty at the start",
-            summary: "The rules as above.",
-            start: || AnyGame::from_position(&INFO, "standard", Pente::new(Variant::Standard)),
-        },
-        VariantInfo {
-            slug: "pro",
-            name: "Pro-Pente (Torneo)",
-            seats: &["white", "black"],
-            board: "19×19 points, empty at the start",
-            summary: "White's second stone must be at least 3 points from k10 (outside the central 5×5).",
-            start: || AnyGame::from_position(&INFO, "pro", Pente::new(Variant::Pro)),
-        },
-        VariantInfo {
-            slug: "keryo",
-            name: "Keryo-Pente",
-            seats: &["white", "black"],
-            board: "19×19 points, empty at the start",
-            summary: "Two or three enemy stones in a line are captured; fifteen captured stones win.",
-            start: || AnyGame::from_position(&INFO, "keryo", Pente::new(Variant::Keryo)),
-        },
-        VariantInfo {
-            slug: "freestyle",
-            name: "Stile Libero (Freestyle)",
-            seats: &["white", "black"],
-            board: "19×19 points, empty at the start",
-            summary: "White's first stone may go on any point.",
-            start: || AnyGame::from_position(&INFO, "freestyle", Pente::new(Variant::Freestyle)),
-        },
-        VariantInfo {
-            slug: "five",
-            name: "5 in fila (Five in a Row)",
-            seats: &["white", "black"],
-            board: "19×19 points, empty at the start",
-            summary: "First stone anywhere; pairs are captured but captures never win: only five in a row.",
-            start: || AnyGame::from_position(&INFO, "five", Pente::new(Variant::Five)),
-        },
-        VariantInfo {
-            slug: "no-capture",
-            name: "Senza Cattura (No Capture)",
-            seats: &["white", "black"],
-            board: "19×19 points, empty at the start",
-            summary: "First stone anywhere; nothing is ever captured; five or more in a row wins.",
-            start: || AnyGame::from_position(&INFO, "no-capture", Pente::new(Variant::NoCapture)),
-        },
-        VariantInfo {
-            slug: "plus-minus",
-            name: "Pente±",
-            seats: &["white", "black"],
-            board: "19×19 points, empty at the start",
-            summary: "Each captured pair either adds 1 to the mover's score (+) or takes 1 from the \
-                      opponent's (-), never below 0; a score of 5 wins.",
-            start: || AnyGame::from_position(&INFO, "plus-minus", Pente::new(Variant::PlusMinus)),
-        },
-        VariantInfo {
-            slug: "neutral",
-            name: "Neutrale (Neutral)",
-            seats: &["white", "black"],
-            board: "19×19 points, empty at the start",
-            summary: "Each player also has 2 neutral stones to place instead of their own, at any time \
-                      but white's first move. Neutral stones are never captured, never part of a line \
-                      and never close a capture.",
-            start: || AnyGame::from_position(&INFO, "neutral", Pente::new(Variant::Neutral)),
-        },
-    ],
-};
-
-const COLOURS: [&str; 2] = ["white", "black"];
+/// Seat colours, seat 0 first.
+pub const COLOURS: [&str; 2] = ["white", "black"];
 
 /// Points per side.
 const SIZE: u8 = 19;

@@ -6,45 +6,12 @@ use std::str::FromStr;
 
 use arrayvec::ArrayVec;
 
-use super::any::AnyGame;
 use super::board::{NotationError, Square, DIRECTIONS};
-use super::catalogue::{GameInfo, VariantInfo};
 use super::playout::Rng;
 use super::{Bitboard, BoardView, EndReason, Outcome, Rules, Seat, SeatView, View};
 
-const SEATS: &[&str] = &["x", "o"];
-
-pub static INFO: GameInfo = GameInfo {
-    slug: "torri",
-    italian: "Torri",
-    english: "Towers",
-    summary: "Every square holds a stack, possibly empty; its top piece commands it. On your turn choose a stack \
-              you command and one of the eight directions: the stack collapses along that line, its pieces put \
-              bottom first one per square on top of whatever stands there. When the line reaches the edge of the \
-              board, all the pieces left go as a block onto the edge square. A single piece thus steps to a \
-              neighbouring square. There are no captures and no height limit. A player who commands no stack \
-              on their turn loses.",
-    notation: "A move is the stack's square and the neighbouring square that gives the direction, e.g. c3-d4. \
-               Where the pieces landed is shown in the history beside the move.",
-    variants: &[
-        VariantInfo {
-            slug: "standard",
-            name: "Torri",
-            seats: SEATS,
-            board: "8×8 squares",
-            summary: "The first layout of the seed: x's towers in the bottom-left corner, o's in the top right.",
-            start: || AnyGame::from_position(&INFO, "standard", Torri::new(Layout::Standard)),
-        },
-        VariantInfo {
-            slug: "alt",
-            name: "Torri, other layout",
-            seats: SEATS,
-            board: "8×8 squares",
-            summary: "The seed's other layout: o's towers in the top-left corner, x's in the bottom right.",
-            start: || AnyGame::from_position(&INFO, "alt", Torri::new(Layout::Alt)),
-        },
-    ],
-};
+/// Seat colours, seat 0 first.
+pub const COLOURS: &[&str] = &["x", "o"];
 
 /// The two start layouts of the seed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -327,7 +294,7 @@ impl Rules for Torri {
         if owner != self.mover() {
             return Err(Illegal::NotYours {
                 square: m.from,
-                owner: SEATS[owner as usize],
+                owner: COLOURS[owner as usize],
             });
         }
         if m.from == m.toward {
@@ -388,7 +355,7 @@ impl Rules for Torri {
             board: BoardView::of_squares(8, 8, Square::all(), |square| {
                 self.stack(square).into_iter().map(Some).collect()
             }),
-            seats: SeatView::colours(SEATS),
+            seats: SeatView::colours(COLOURS),
             phase: None,
         }
     }
