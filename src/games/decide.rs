@@ -120,6 +120,26 @@ pub fn decide_move(input: MoveInput<'_>) -> GameResult<MoveDecision> {
         },
         None => None,
     };
+    let (mut progress, stored) = record_move(record, &next, player, seat, played, command, now);
+    let to_move = progress.update.to_move;
+    schedule_clock(&mut progress, schedule, clock_state, pauses.of(to_move));
+    Ok(MoveDecision::Play(Box::new(Played { progress, next, stored })))
+}
+
+/// The progress of a legal move `played` by `player` at `seat`, after which
+/// the position is `next`: the move stored, the event, the turn passed on
+/// or the game finished, the others' offers declined. The clock is left to
+/// [`schedule_clock`].
+fn record_move(
+    record: &GameRecord,
+    next: &AnyGame,
+    player: &Player,
+    seat: Seat,
+    played: crate::rules::Played,
+    command: &MoveCommand,
+    now: i64,
+) -> (Progress, NewMove) {
+    let row = &record.row;
     let ply = row.ply + 1;
     let mut progress = Progress::of(record, now);
     let update = &mut progress.update;
@@ -159,9 +179,7 @@ pub fn decide_move(input: MoveInput<'_>) -> GameResult<MoveDecision> {
         Some(outcome) => progress.finish(record, Ending::Rules(outcome)),
         None => your_turn(&mut progress, record, ply),
     }
-    let to_move = progress.update.to_move;
-    schedule_clock(&mut progress, schedule, clock_state, pauses.of(to_move));
-    Ok(MoveDecision::Play(Box::new(Played { progress, next, stored })))
+    (progress, stored)
 }
 
 /// Tells the player to move (if seated) that it is their turn at `ply`.

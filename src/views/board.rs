@@ -104,10 +104,12 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// The side of a cell of the SVG board, and the margin around the board.
+const UNIT: f32 = 48.0;
+const MARGIN: f32 = 32.0;
+
 /// The board as an SVG picture.
 pub fn svg(view: &View, previous: Option<&View>, caption: &Caption) -> String {
-    const UNIT: f32 = 48.0;
-    const MARGIN: f32 = 32.0;
     let marked = changed(view, previous);
     let cells = &view.board.cells;
     // Cell centres come in cell widths from the board's top-left corner;
@@ -128,67 +130,8 @@ pub fn svg(view: &View, previous: Option<&View>, caption: &Caption) -> String {
     let _ = write!(out, r##"<rect width="100%" height="100%" fill="#f4ecd8"/>"##);
     let mut marks = String::new();
     for cell in cells {
-        let cx = MARGIN + (cell.x - left) * UNIT;
-        let cy = MARGIN + (cell.y - top) * UNIT;
-        let shape = |attributes: &str| match view.board.shape {
-            BoardShape::Square => format!(
-                r#"<rect x="{:.1}" y="{:.1}" width="{UNIT:.1}" height="{UNIT:.1}" {attributes}/>"#,
-                cx - UNIT / 2.0,
-                cy - UNIT / 2.0
-            ),
-            BoardShape::Hex => {
-                // Pointy-top hexagon inscribed in the cell.
-                let r = UNIT / 3f32.sqrt();
-                let points: Vec<String> = (0..6)
-                    .map(|i| {
-                        let a = std::f32::consts::PI / 3.0 * i as f32 + std::f32::consts::PI / 6.0;
-                        format!("{:.1},{:.1}", cx + r * a.cos(), cy + r * a.sin())
-                    })
-                    .collect();
-                format!(r#"<polygon points="{}" {attributes}/>"#, points.join(" "))
-            }
-        };
-        out.push_str(&shape(r##"fill="#e8d9b0" stroke="#555" stroke-width="1""##));
-        if marked.contains(&cell.name) {
-            // Drawn after every cell so no neighbour's outline covers it.
-            marks.push_str(&shape(r##"fill="none" stroke="#e00" stroke-width="3""##));
-        }
-        let _ = write!(
-            out,
-            r##"<text x="{:.1}" y="{:.1}" font-size="9" fill="#776">{}</text>"##,
-            cx - UNIT / 2.0 + 3.0,
-            cy - UNIT / 2.0 + 10.0,
-            escape(&cell.name)
-        );
-        // The stack, bottom to top, as discs offset upward; the height when
-        // above one.
-        let shown = cell.stack.len().min(5);
-        let skip = cell.stack.len() - shown;
-        for (i, piece) in cell.stack.iter().skip(skip).enumerate() {
-            let y = cy + 4.0 - i as f32 * 5.0;
-            let colour = match piece {
-                Some(seat) => {
-                    let seat = usize::from(*seat);
-                    fill(view.seats.get(seat).map_or("", |s| s.colour), seat)
-                }
-                None => "#999".to_owned(),
-            };
-            let _ = write!(
-                out,
-                r##"<ellipse cx="{cx:.1}" cy="{y:.1}" rx="{:.1}" ry="{:.1}" fill="{colour}" stroke="#222"/>"##,
-                UNIT * 0.34,
-                UNIT * 0.22
-            );
-        }
-        if cell.stack.len() > 1 {
-            let _ = write!(
-                out,
-                r##"<text x="{:.1}" y="{:.1}" font-size="11" font-weight="bold" fill="#000">{}</text>"##,
-                cx + UNIT / 2.0 - 12.0,
-                cy + UNIT / 2.0 - 4.0,
-                cell.stack.len()
-            );
-        }
+        let centre = (MARGIN + (cell.x - left) * UNIT, MARGIN + (cell.y - top) * UNIT);
+        draw_cell(&mut out, &mut marks, view, cell, centre, marked.contains(&cell.name));
     }
     out.push_str(&marks);
     let mut y = board_height;
@@ -212,6 +155,71 @@ pub fn svg(view: &View, previous: Option<&View>, caption: &Caption) -> String {
     }
     out.push_str("</svg>\n");
     out
+}
+
+/// One cell of the SVG board at `(cx, cy)`: its outline, label and stack
+/// into `out`; its last-move mark into `marks`, drawn after every cell so no
+/// neighbour's outline covers it.
+fn draw_cell(out: &mut String, marks: &mut String, view: &View, cell: &CellView, (cx, cy): (f32, f32), marked: bool) {
+    let shape = |attributes: &str| match view.board.shape {
+        BoardShape::Square => format!(
+            r#"<rect x="{:.1}" y="{:.1}" width="{UNIT:.1}" height="{UNIT:.1}" {attributes}/>"#,
+            cx - UNIT / 2.0,
+            cy - UNIT / 2.0
+        ),
+        BoardShape::Hex => {
+            // Pointy-top hexagon inscribed in the cell.
+            let r = UNIT / 3f32.sqrt();
+            let points: Vec<String> = (0..6)
+                .map(|i| {
+                    let a = std::f32::consts::PI / 3.0 * i as f32 + std::f32::consts::PI / 6.0;
+                    format!("{:.1},{:.1}", cx + r * a.cos(), cy + r * a.sin())
+                })
+                .collect();
+            format!(r#"<polygon points="{}" {attributes}/>"#, points.join(" "))
+        }
+    };
+    out.push_str(&shape(r##"fill="#e8d9b0" stroke="#555" stroke-width="1""##));
+    if marked {
+        // Drawn after every cell so no neighbour's outline covers it.
+        marks.push_str(&shape(r##"fill="none" stroke="#e00" stroke-width="3""##));
+    }
+    let _ = write!(
+        out,
+        r##"<text x="{:.1}" y="{:.1}" font-size="9" fill="#776">{}</text>"##,
+        cx - UNIT / 2.0 + 3.0,
+        cy - UNIT / 2.0 + 10.0,
+        escape(&cell.name)
+    );
+    // The stack, bottom to top, as discs offset upward; the height when
+    // above one.
+    let shown = cell.stack.len().min(5);
+    let skip = cell.stack.len() - shown;
+    for (i, piece) in cell.stack.iter().skip(skip).enumerate() {
+        let y = cy + 4.0 - i as f32 * 5.0;
+        let colour = match piece {
+            Some(seat) => {
+                let seat = usize::from(*seat);
+                fill(view.seats.get(seat).map_or("", |s| s.colour), seat)
+            }
+            None => "#999".to_owned(),
+        };
+        let _ = write!(
+            out,
+            r##"<ellipse cx="{cx:.1}" cy="{y:.1}" rx="{:.1}" ry="{:.1}" fill="{colour}" stroke="#222"/>"##,
+            UNIT * 0.34,
+            UNIT * 0.22
+        );
+    }
+    if cell.stack.len() > 1 {
+        let _ = write!(
+            out,
+            r##"<text x="{:.1}" y="{:.1}" font-size="11" font-weight="bold" fill="#000">{}</text>"##,
+            cx + UNIT / 2.0 - 12.0,
+            cy + UNIT / 2.0 - 4.0,
+            cell.stack.len()
+        );
+    }
 }
 
 /// One line per seat: colour, player, reserves, whose turn.
