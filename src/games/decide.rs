@@ -250,15 +250,10 @@ pub fn resign(progress: &mut Progress, record: &GameRecord, game: &AnyGame, seat
 /// declines (or withdraws) the pending offer. Offering twice changes
 /// nothing (no events).
 pub fn draw(progress: &mut Progress, record: &GameRecord, seat: Seat, yes: bool) -> GameResult<()> {
-    let update = &mut progress.update;
     if !yes {
-        if update.draw_offer == 0 {
-            return Err(GameError::NoOffer(OfferKind::Draw));
-        }
-        update.draw_offer = 0;
-        progress.event(GameEvent::DrawDeclined { seat });
-        return Ok(());
+        return refuse_offer(progress, OfferKind::Draw, seat);
     }
+    let update = &mut progress.update;
     if update.draw_offer & seat.bit() != 0 {
         return Ok(());
     }
@@ -277,16 +272,11 @@ pub fn draw(progress: &mut Progress, record: &GameRecord, seat: Seat, yes: bool)
 /// refuses. `Some(ply)` when every seat agreed: the position goes back to
 /// `ply` (the shell replays it and restarts the clock).
 pub fn takeback(progress: &mut Progress, record: &GameRecord, seat: Seat, yes: bool) -> GameResult<Option<i64>> {
+    if !yes {
+        return refuse_offer(progress, OfferKind::Takeback, seat).map(|()| None);
+    }
     let ply = record.row.ply;
     let update = &mut progress.update;
-    if !yes {
-        if update.takeback_offer == 0 {
-            return Err(GameError::NoOffer(OfferKind::Takeback));
-        }
-        update.takeback_offer = 0;
-        progress.event(GameEvent::TakebackDeclined { seat });
-        return Ok(None);
-    }
     if ply == 0 {
         return Err(GameError::NoMove);
     }
@@ -305,6 +295,23 @@ pub fn takeback(progress: &mut Progress, record: &GameRecord, seat: Seat, yes: b
     progress.event(GameEvent::TakebackOffered { seat, ply });
     tell_the_others(progress, record, seat, PlayerNotice::TakebackOffered { seat });
     Ok(None)
+}
+
+/// `seat` says no to the pending offer of `kind` (or withdraws its own).
+fn refuse_offer(progress: &mut Progress, kind: OfferKind, seat: Seat) -> GameResult<()> {
+    let (pending, declined) = match kind {
+        OfferKind::Draw => (&mut progress.update.draw_offer, GameEvent::DrawDeclined { seat }),
+        OfferKind::Takeback => (
+            &mut progress.update.takeback_offer,
+            GameEvent::TakebackDeclined { seat },
+        ),
+    };
+    if *pending == 0 {
+        return Err(GameError::NoOffer(kind));
+    }
+    *pending = 0;
+    progress.event(declined);
+    Ok(())
 }
 
 /// Tells every seated player but the one at `seat`.

@@ -43,34 +43,22 @@ impl Games {
     /// Ends a game that has barely begun: while seats are open, or before
     /// every seat has moved once.
     pub async fn abort(&self, player: &Player, id: i64) -> GameResult<GameState> {
-        let slot = self.hot.slot(id);
-        let mut hot = slot.lock().await;
-        for _ in 0..ATTEMPTS {
-            let record = self.load_visible(id, Some(player)).await?;
+        self.act(player, id, |progress, record, _game| {
             let seat = record.seat_of(player.id).ok_or(GameError::NotAPlayer)?;
-            decide::may_abort(&record)?;
-            let game = self.position(&mut hot, &record).await?;
-            let mut progress = Progress::of(&record, now());
-            decide::abort(&mut progress, &record, player, seat);
-            if self.commit(&mut hot, &record, progress, game).await?.is_some() {
-                drop(hot);
-                return self.state(Some(player), id, None).await;
-            }
-        }
-        Err(GameError::Busy)
+            decide::may_abort(record)?;
+            decide::abort(progress, record, player, seat);
+            Ok(None)
+        })
+        .await
     }
 
     /// Shared by resign, draw and takeback: an active game, a seated player,
-    /// a decision on the progress. `decide` returns `Some(ply)` when the
-    /// position goes back to `ply` (a takeback).
+    /// a decision on the progress.
     async fn offer_action<F>(&self, player: &Player, id: i64, decide: F) -> GameResult<GameState>
     where
         F: Fn(&mut Progress, &GameRecord, Seat, &AnyGame) -> GameResult<Option<i64>>,
     {
-        let slot = self.hot.slot(id);
-        let mut hot = slot.lock().await;
-        for _ in 0..ATTEMPTS {
-            let record = self.load_visible(id, Some(player)).await?;
+        self.act(player, id, |progress, record, game| {
             let seat = record.seat_of(player.id).ok_or(GameError::NotAPlayer)?;
             if record.row.status != GameStatus::Active {
                 return Err(GameError::NotActive {
@@ -79,9 +67,27 @@ impl Games {
                     current: None,
                 });
             }
+            decide(progress, record, seat, game)
+        })
+        .await
+    }
+
+    /// One action of `player` on a game they may see, decided by `decide`
+    /// on the current record and position, committed, and answered with the
+    /// game as it then is. `decide` returns `Some(ply)` when the position
+    /// goes back to `ply` (a takeback); a decision with no events changes
+    /// nothing and commits nothing.
+    pub(super) async fn act<F>(&self, player: &Player, id: i64, decide: F) -> GameResult<GameState>
+    where
+        F: Fn(&mut Progress, &GameRecord, &AnyGame) -> GameResult<Option<i64>>,
+    {
+        let slot = self.hot.slot(id);
+        let mut hot = slot.lock().await;
+        for _ in 0..ATTEMPTS {
+            let record = self.load_visible(id, Some(player)).await?;
             let game = self.position(&mut hot, &record).await?;
             let mut progress = Progress::of(&record, now());
-            let back_to = decide(&mut progress, &record, seat, &game)?;
+            let back_to = decide(&mut progress, &record, &game)?;
             if progress.events.is_empty() {
                 drop(hot);
                 return self.state(Some(player), id, None).await;

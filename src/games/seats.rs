@@ -133,10 +133,7 @@ impl Games {
     }
 
     pub async fn decline(&self, player: &Player, id: i64) -> GameResult<GameState> {
-        let slot = self.hot.slot(id);
-        let mut hot = slot.lock().await;
-        for _ in 0..ATTEMPTS {
-            let record = self.load_visible(id, Some(player)).await?;
+        self.act(player, id, |progress, record, _game| {
             let seat = record.invitation_of(player.id).ok_or(GameError::NotInvited)?;
             if record.row.status != crate::domain::GameStatus::Open {
                 return Err(GameError::NotOpen {
@@ -144,14 +141,9 @@ impl Games {
                     status: record.row.status,
                 });
             }
-            let game = self.position(&mut hot, &record).await?;
-            let mut progress = Progress::of(&record, now());
-            decide::decline(&mut progress, &record, player, seat);
-            if self.commit(&mut hot, &record, progress, game).await?.is_some() {
-                drop(hot);
-                return self.state(Some(player), id, None).await;
-            }
-        }
-        Err(GameError::Busy)
+            decide::decline(progress, record, player, seat);
+            Ok(None)
+        })
+        .await
     }
 }

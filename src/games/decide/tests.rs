@@ -204,39 +204,18 @@ fn a_retry_of_a_stored_move_is_answered_again_and_applies_nothing() {
         message: None,
         created_at: 5,
     };
-    let retry = decide_with(
-        &record,
-        &game,
-        &player(ALICE, "alice"),
-        &command("d4", 0),
-        Some(&stored),
-        no_clock(),
-        NOW,
-    );
+    let again = |record: &GameRecord, who: &Player| {
+        decide_with(record, &game, who, &command("d4", 0), Some(&stored), no_clock(), NOW)
+    };
+    let retry = again(&record, &player(ALICE, "alice"));
     assert!(matches!(&retry, Ok(MoveDecision::Repeat(m)) if m.ply == 1), "{retry:?}");
     // Another player's move at that ply is no retry of theirs.
-    let other = decide_with(
-        &record,
-        &game,
-        &player(BOB, "bob"),
-        &command("d4", 0),
-        Some(&stored),
-        no_clock(),
-        NOW,
-    );
+    let other = again(&record, &player(BOB, "bob"));
     assert!(matches!(other, Ok(MoveDecision::Stale { .. })), "{other:?}");
     // A retry is answered even once the game is over.
-    let (mut over, game) = gravity(&["d4"]);
+    let mut over = record.clone();
     over.row.status = GameStatus::Finished;
-    let late = decide_with(
-        &over,
-        &game,
-        &player(ALICE, "alice"),
-        &command("d4", 0),
-        Some(&stored),
-        no_clock(),
-        NOW,
-    );
+    let late = again(&over, &player(ALICE, "alice"));
     assert!(matches!(late, Ok(MoveDecision::Repeat(_))), "{late:?}");
 }
 
