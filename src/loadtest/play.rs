@@ -9,12 +9,12 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use futures_util::{stream, StreamExt, TryStreamExt};
 
 use super::alarm::Alarm;
-use super::client::{Api, GameView, MoveAnswer, RequestError};
-use super::host::CpuTicks;
+use super::client::{Api, GameView, MoveAnswer, ProcessFigures, RequestError};
+use super::host::{CpuTicks, HostCpu};
 use super::options::{GameChoice, Options, Transport};
 use super::report::PlayReport;
 use super::stats::Samples;
-use super::verify::{self, AckedMove};
+use super::verify::{self, AckedMove, Verification};
 use super::ws::{self, Frames, PlayerSocket, SentMoves};
 use super::LoadError;
 use crate::rules::playout::Rng;
@@ -134,6 +134,16 @@ impl SlotResult {
     }
 }
 
+/// The run's clock, and the server's and the machine's figures around the
+/// moves.
+struct Figures {
+    setup: Duration,
+    elapsed: Duration,
+    before: ProcessFigures,
+    after: ProcessFigures,
+    host_cpu: Option<HostCpu>,
+}
+
 pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> {
     if options.warmup >= options.duration {
         return Err(LoadError::Usage(format!(
@@ -142,6 +152,40 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
         )));
     }
     let setup_started = Instant::now();
+    let (players, movers) = set_up_slots(api, options).await?;
+    let setup = setup_started.elapsed();
+    // After the setup: registering hashes passwords, whose memory the
+    // allocator may keep; the figures are about playing.
+    let before = api.process_figures().await;
+    let host_before = CpuTicks::read();
+    let started = Instant::now();
+    let plan = Arc::new(Plan::new(options, started)?);
+    let total = play_slots(api, plan, options.seed, players, movers).await?;
+    let elapsed = started.elapsed();
+    let after = api.process_figures().await;
+    let host_cpu = host_before.zip(CpuTicks::read()).and_then(|(b, a)| b.until(a));
+    let games: BTreeSet<i64> = total.games.iter().copied().collect();
+    if let Some(path) = &options.acked_out {
+        verify::write_acked(path, &total.acked)?;
+    }
+    let verification = if options.no_verify {
+        None
+    } else {
+        Some(verify::verify(api, &games, &total.acked, total.transport_errors == 0).await)
+    };
+    let figures = Figures {
+        setup,
+        elapsed,
+        before,
+        after,
+        host_cpu,
+    };
+    Ok(report(api, options, total, games.len() as u64, figures, verification))
+}
+
+/// Registers the players (each slot has its own, as many as the largest
+/// game chosen has seats) and gives each slot its mover.
+async fn set_up_slots(api: &Api, options: &Options) -> Result<(Vec<Arc<Vec<Player>>>, Vec<Mover>), LoadError> {
     let seats = options.game_choices.iter().map(GameChoice::seats).max().unwrap_or(2);
     let slots = options.games as usize;
     let players = register(api, slots * seats).await?;
@@ -153,26 +197,37 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
             Transport::Ws => connect_slot(api, slot, options.timeout).await?,
         });
     }
-    let setup = setup_started.elapsed();
-    // After the setup: registering hashes passwords, whose memory the
-    // allocator may keep; the figures are about playing.
-    let before = api.process_figures().await;
-    let host_before = CpuTicks::read();
-    let started = Instant::now();
-    let plan = Arc::new(Plan {
-        choices: options.game_choices.clone(),
-        deadline: started + options.duration,
-        max_plies: i64::from(options.max_plies),
-        slot_interval: options.rate.map(|rate| Duration::from_secs_f64(slots as f64 / rate)),
-        slot_count: slots,
-        started,
-        measured_from: started + options.warmup,
-        alarm: Alarm::start().map_err(LoadError::Pacing)?,
-    });
-    let mut tasks = Vec::with_capacity(slots);
+    Ok((players, movers))
+}
+
+impl Plan {
+    fn new(options: &Options, started: Instant) -> Result<Plan, LoadError> {
+        let slots = options.games as usize;
+        Ok(Plan {
+            choices: options.game_choices.clone(),
+            deadline: started + options.duration,
+            max_plies: i64::from(options.max_plies),
+            slot_interval: options.rate.map(|rate| Duration::from_secs_f64(slots as f64 / rate)),
+            slot_count: slots,
+            started,
+            measured_from: started + options.warmup,
+            alarm: Alarm::start().map_err(LoadError::Pacing)?,
+        })
+    }
+}
+
+/// Plays every slot in a task of its own, and adds up what they saw.
+async fn play_slots(
+    api: &Api,
+    plan: Arc<Plan>,
+    seed: u64,
+    players: Vec<Arc<Vec<Player>>>,
+    movers: Vec<Mover>,
+) -> Result<SlotResult, LoadError> {
+    let mut tasks = Vec::with_capacity(plan.slot_count);
     for (index, (slot_players, mover)) in players.into_iter().zip(movers).enumerate() {
         let (api, plan) = (api.clone(), plan.clone());
-        let rng = Rng::new(options.seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let rng = Rng::new(seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
         tasks.push(tokio::spawn(play_slot(api, plan, index, slot_players, mover, rng)));
     }
     let mut total = SlotResult::default();
@@ -181,40 +236,40 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
         let result = task.await.map_err(|e| LoadError::Internal(e.to_string()))?;
         merge(&mut total, result);
     }
-    let elapsed = started.elapsed();
-    let after = api.process_figures().await;
-    let host_cpu = host_before.zip(CpuTicks::read()).and_then(|(b, a)| b.until(a));
+    Ok(total)
+}
+
+fn report(
+    api: &Api,
+    options: &Options,
+    total: SlotResult,
+    games_started: u64,
+    figures: Figures,
+    verification: Option<Verification>,
+) -> PlayReport {
     let moves_acked = total.acked.len() as u64;
-    let server_cpu_us_per_move = match (before.cpu_seconds, after.cpu_seconds) {
+    let server_cpu_us_per_move = match (figures.before.cpu_seconds, figures.after.cpu_seconds) {
         (Some(b), Some(a)) if moves_acked > 0 => Some((a - b) * 1e6 / moves_acked as f64),
         _ => None,
-    };
-    let games: BTreeSet<i64> = total.games.iter().copied().collect();
-    if let Some(path) = &options.acked_out {
-        verify::write_acked(path, &total.acked)?;
-    }
-    let verification = if options.no_verify {
-        None
-    } else {
-        Some(verify::verify(api, &games, &total.acked, total.transport_errors == 0).await)
     };
     let ws = options.transport == Transport::Ws;
     let mut errors = total.errors;
     for (kind, count) in total.frames.unsolicited {
         *errors.entry(format!("unanswered {kind}")).or_default() += count;
     }
-    Ok(PlayReport {
+    let measured_seconds = figures.elapsed.saturating_sub(options.warmup).as_secs_f64();
+    PlayReport {
         url: api.target().base.to_string(),
         transport: options.transport,
         games_in_flight: options.games,
         game_choices: options.game_choices.clone(),
         rate_target: options.rate,
-        setup_seconds: setup.as_secs_f64(),
-        seconds: elapsed.as_secs_f64(),
+        setup_seconds: figures.setup.as_secs_f64(),
+        seconds: figures.elapsed.as_secs_f64(),
         moves_acked,
         warmup_seconds: options.warmup.as_secs_f64(),
         moves_measured: total.measured_moves,
-        moves_per_second: total.measured_moves as f64 / elapsed.saturating_sub(options.warmup).as_secs_f64().max(1e-9),
+        moves_per_second: total.measured_moves as f64 / measured_seconds.max(1e-9),
         retries_acked: total.retries_acked,
         ack_latency: total.ack_latency.summary(),
         send_lag: total.send_lag.summary(),
@@ -222,15 +277,15 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
         send_to_frame: ws.then(|| total.frames.send_to_frame.summary()).flatten(),
         resyncs: total.frames.snapshots.saturating_sub(total.subscriptions),
         errors,
-        games_started: games.len() as u64,
+        games_started,
         games_finished: total.finished,
         games_resigned: total.resigned,
-        server_before: before,
-        server_after: after,
+        server_before: figures.before,
+        server_after: figures.after,
         server_cpu_us_per_move,
-        host_cpu,
+        host_cpu: figures.host_cpu,
         verification,
-    })
+    }
 }
 
 fn merge(total: &mut SlotResult, slot: SlotResult) {
