@@ -127,10 +127,40 @@ struct SlotResult {
 
 impl SlotResult {
     fn error(&mut self, error: &RequestError) {
-        *self.errors.entry(error.kind()).or_default() += 1;
+        self.count_error(error.kind());
         if error.is_transport() {
             self.transport_errors += 1;
         }
+    }
+
+    fn count_error(&mut self, kind: String) {
+        *self.errors.entry(kind).or_default() += 1;
+    }
+
+    /// Counts the error, then backs off if it is the transport's.
+    async fn error_then_back_off(&mut self, error: &RequestError) {
+        self.error(error);
+        if error.is_transport() {
+            tokio::time::sleep(TRANSPORT_BACKOFF).await;
+        }
+    }
+
+    /// Counts an acknowledged move, with its latency when it is measured,
+    /// and returns the game after it.
+    fn acknowledged(&mut self, game: i64, answer: MoveAnswer, measured_latency: Option<Duration>) -> GameView {
+        if let Some(latency) = measured_latency {
+            self.ack_latency.record(latency);
+            self.measured_moves += 1;
+        }
+        if !answer.created {
+            self.retries_acked += 1;
+        }
+        self.acked.push(AckedMove {
+            game,
+            ply: answer.record.ply,
+            notation: answer.record.notation,
+        });
+        answer.game
     }
 }
 
@@ -475,97 +505,115 @@ async fn play_game(
 ) {
     let game = state.id;
     loop {
-        if state.status != "active" {
-            if state.status == "finished" {
-                result.finished += 1;
-            }
-            return;
-        }
-        let Some(seat) = state
-            .to_move
-            .and_then(|s| usize::try_from(s).ok())
-            .filter(|s| *s < players.len())
-        else {
-            *result
-                .errors
-                .entry("active game without a seat to move".to_owned())
-                .or_default() += 1;
+        let Some(seat) = seat_to_play(api, plan, players, &state, result).await else {
             return;
         };
-        if Instant::now() >= plan.deadline {
-            return;
-        }
-        if state.ply >= plan.max_plies {
-            match api.resign(&players[seat].token, game).await {
-                Ok(_) => result.resigned += 1,
-                Err(error) => result.error(&error),
-            }
-            return;
-        }
-        if state.legal.is_empty() {
-            *result
-                .errors
-                .entry("active game without legal moves".to_owned())
-                .or_default() += 1;
-            return;
-        }
         let notation = state.legal[chooser.rng.below(state.legal.len())].clone();
-        let due = chooser.pacer.as_mut().map(Pacer::ticket);
+        let Some(clock) = MoveClock::start(plan, chooser.pacer.as_mut(), &mut result.send_lag).await else {
+            return;
+        };
+        if clock.measured {
+            mover.time_frames_of(game, state.ply + 1);
+        }
+        let answer = send_move(api, players, mover, seat, game, &notation, state.ply).await;
+        let latency = clock.scheduled.elapsed();
+        state = match answer {
+            Ok(answer) => result.acknowledged(game, answer, clock.measured.then_some(latency)),
+            Err(error) => match state_after(api, game, &error, result).await {
+                Some(current) => current,
+                None => return,
+            },
+        };
+    }
+}
+
+/// The seat to play the next move of the game; `None` when the slot is done
+/// with it: over, out of time, resigned at the ply limit, or in a state no
+/// move can be played from.
+async fn seat_to_play(
+    api: &Api,
+    plan: &Plan,
+    players: &[Player],
+    state: &GameView,
+    result: &mut SlotResult,
+) -> Option<usize> {
+    if state.status != "active" {
+        if state.status == "finished" {
+            result.finished += 1;
+        }
+        return None;
+    }
+    let Some(seat) = state
+        .to_move
+        .and_then(|s| usize::try_from(s).ok())
+        .filter(|s| *s < players.len())
+    else {
+        result.count_error("active game without a seat to move".to_owned());
+        return None;
+    };
+    if Instant::now() >= plan.deadline {
+        return None;
+    }
+    if state.ply >= plan.max_plies {
+        match api.resign(&players[seat].token, state.id).await {
+            Ok(_) => result.resigned += 1,
+            Err(error) => result.error(&error),
+        }
+        return None;
+    }
+    if state.legal.is_empty() {
+        result.count_error("active game without legal moves".to_owned());
+        return None;
+    }
+    Some(seat)
+}
+
+/// When a move is sent, for its latency.
+struct MoveClock {
+    /// Open loop: from when the move was due, so a stall counts in full.
+    scheduled: Instant,
+    /// Due after the warm-up.
+    measured: bool,
+}
+
+impl MoveClock {
+    /// Waits until the move is due (with `--rate`; else it is due now) and
+    /// records how late it is sent; `None` when it would be due after the
+    /// deadline.
+    async fn start(plan: &Plan, pacer: Option<&mut Pacer>, send_lag: &mut Samples) -> Option<MoveClock> {
+        let due = pacer.map(Pacer::ticket);
         if let Some(due) = due {
             if due >= plan.deadline {
-                return;
+                return None;
             }
             plan.alarm.until(due).await;
         }
         let sent = Instant::now();
-        // Open loop: from when the move was due, so a stall counts in full.
         let scheduled = due.unwrap_or(sent);
         let measured = scheduled >= plan.measured_from;
         if measured {
             if let Some(due) = due {
-                result.send_lag.record(sent.saturating_duration_since(due));
+                send_lag.record(sent.saturating_duration_since(due));
             }
-            mover.time_frames_of(game, state.ply + 1);
         }
-        let answer = send_move(api, players, mover, seat, game, &notation, state.ply).await;
-        let latency = scheduled.elapsed();
-        match answer {
-            Ok(answer) => {
-                if measured {
-                    result.ack_latency.record(latency);
-                    result.measured_moves += 1;
-                }
-                if !answer.created {
-                    result.retries_acked += 1;
-                }
-                result.acked.push(AckedMove {
-                    game,
-                    ply: answer.record.ply,
-                    notation: answer.record.notation,
-                });
-                state = answer.game;
-            }
+        Some(MoveClock { scheduled, measured })
+    }
+}
+
+/// The game after a move that failed: the state the error carries, else
+/// asked for; `None` when the server is unreachable (the slot leaves this
+/// game).
+async fn state_after(api: &Api, game: i64, error: &RequestError, result: &mut SlotResult) -> Option<GameView> {
+    result.error_then_back_off(error).await;
+    match error.game() {
+        Some(current) => Some(current.clone()),
+        None => match api.state(game).await {
+            Ok(current) => Some(current),
             Err(error) => {
-                result.error(&error);
-                if error.is_transport() {
-                    tokio::time::sleep(TRANSPORT_BACKOFF).await;
-                }
-                state = match error.game() {
-                    Some(current) => current.clone(),
-                    None => match api.state(game).await {
-                        Ok(current) => current,
-                        Err(error) => {
-                            // The server is unreachable: leave this game.
-                            result.error(&error);
-                            if error.is_transport() {
-                                tokio::time::sleep(TRANSPORT_BACKOFF).await;
-                            }
-                            return;
-                        }
-                    },
-                };
+                result.error_then_back_off(&error).await;
+                None
             }
-        }
+        },
     }
 }
 
