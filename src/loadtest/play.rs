@@ -9,12 +9,12 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use futures_util::{stream, StreamExt, TryStreamExt};
 
 use super::alarm::Alarm;
-use super::client::{Api, GameView, MoveAnswer, RequestError};
-use super::host::CpuTicks;
+use super::client::{Api, GameView, MoveAnswer, ProcessFigures, RequestError};
+use super::host::{CpuTicks, HostCpu};
 use super::options::{GameChoice, Options, Transport};
 use super::report::PlayReport;
 use super::stats::Samples;
-use super::verify::{self, AckedMove};
+use super::verify::{self, AckedMove, Verification};
 use super::ws::{self, Frames, PlayerSocket, SentMoves};
 use super::LoadError;
 use crate::rules::playout::Rng;
@@ -127,11 +127,51 @@ struct SlotResult {
 
 impl SlotResult {
     fn error(&mut self, error: &RequestError) {
-        *self.errors.entry(error.kind()).or_default() += 1;
+        self.count_error(error.kind());
         if error.is_transport() {
             self.transport_errors += 1;
         }
     }
+
+    fn count_error(&mut self, kind: String) {
+        *self.errors.entry(kind).or_default() += 1;
+    }
+
+    /// Counts the error, then backs off if it is the transport's.
+    async fn error_then_back_off(&mut self, error: &RequestError) {
+        self.error(error);
+        if error.is_transport() {
+            tokio::time::sleep(TRANSPORT_BACKOFF).await;
+        }
+    }
+
+    /// Counts an acknowledged move, with its latency when it is measured,
+    /// and returns the game after it.
+    fn acknowledged(&mut self, game: i64, answer: MoveAnswer, measured_latency: Option<Duration>) -> GameView {
+        if let Some(latency) = measured_latency {
+            self.ack_latency.record(latency);
+            self.measured_moves += 1;
+        }
+        if !answer.created {
+            self.retries_acked += 1;
+        }
+        self.acked.push(AckedMove {
+            game,
+            ply: answer.record.ply,
+            notation: answer.record.notation,
+        });
+        answer.game
+    }
+}
+
+/// The run's clock, and the server's and the machine's figures around the
+/// moves.
+struct Figures {
+    setup: Duration,
+    elapsed: Duration,
+    before: ProcessFigures,
+    after: ProcessFigures,
+    host_cpu: Option<HostCpu>,
 }
 
 pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> {
@@ -142,6 +182,40 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
         )));
     }
     let setup_started = Instant::now();
+    let (players, movers) = set_up_slots(api, options).await?;
+    let setup = setup_started.elapsed();
+    // After the setup: registering hashes passwords, whose memory the
+    // allocator may keep; the figures are about playing.
+    let before = api.process_figures().await;
+    let host_before = CpuTicks::read();
+    let started = Instant::now();
+    let plan = Arc::new(Plan::new(options, started)?);
+    let total = play_slots(api, plan, options.seed, players, movers).await?;
+    let elapsed = started.elapsed();
+    let after = api.process_figures().await;
+    let host_cpu = host_before.zip(CpuTicks::read()).and_then(|(b, a)| b.until(a));
+    let games: BTreeSet<i64> = total.games.iter().copied().collect();
+    if let Some(path) = &options.acked_out {
+        verify::write_acked(path, &total.acked)?;
+    }
+    let verification = if options.no_verify {
+        None
+    } else {
+        Some(verify::verify(api, &games, &total.acked, total.transport_errors == 0).await)
+    };
+    let figures = Figures {
+        setup,
+        elapsed,
+        before,
+        after,
+        host_cpu,
+    };
+    Ok(report(api, options, total, games.len() as u64, figures, verification))
+}
+
+/// Registers the players (each slot has its own, as many as the largest
+/// game chosen has seats) and gives each slot its mover.
+async fn set_up_slots(api: &Api, options: &Options) -> Result<(Vec<Arc<Vec<Player>>>, Vec<Mover>), LoadError> {
     let seats = options.game_choices.iter().map(GameChoice::seats).max().unwrap_or(2);
     let slots = options.games as usize;
     let players = register(api, slots * seats).await?;
@@ -153,26 +227,37 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
             Transport::Ws => connect_slot(api, slot, options.timeout).await?,
         });
     }
-    let setup = setup_started.elapsed();
-    // After the setup: registering hashes passwords, whose memory the
-    // allocator may keep; the figures are about playing.
-    let before = api.process_figures().await;
-    let host_before = CpuTicks::read();
-    let started = Instant::now();
-    let plan = Arc::new(Plan {
-        choices: options.game_choices.clone(),
-        deadline: started + options.duration,
-        max_plies: i64::from(options.max_plies),
-        slot_interval: options.rate.map(|rate| Duration::from_secs_f64(slots as f64 / rate)),
-        slot_count: slots,
-        started,
-        measured_from: started + options.warmup,
-        alarm: Alarm::start().map_err(LoadError::Pacing)?,
-    });
-    let mut tasks = Vec::with_capacity(slots);
+    Ok((players, movers))
+}
+
+impl Plan {
+    fn new(options: &Options, started: Instant) -> Result<Plan, LoadError> {
+        let slots = options.games as usize;
+        Ok(Plan {
+            choices: options.game_choices.clone(),
+            deadline: started + options.duration,
+            max_plies: i64::from(options.max_plies),
+            slot_interval: options.rate.map(|rate| Duration::from_secs_f64(slots as f64 / rate)),
+            slot_count: slots,
+            started,
+            measured_from: started + options.warmup,
+            alarm: Alarm::start().map_err(LoadError::Pacing)?,
+        })
+    }
+}
+
+/// Plays every slot in a task of its own, and adds up what they saw.
+async fn play_slots(
+    api: &Api,
+    plan: Arc<Plan>,
+    seed: u64,
+    players: Vec<Arc<Vec<Player>>>,
+    movers: Vec<Mover>,
+) -> Result<SlotResult, LoadError> {
+    let mut tasks = Vec::with_capacity(plan.slot_count);
     for (index, (slot_players, mover)) in players.into_iter().zip(movers).enumerate() {
         let (api, plan) = (api.clone(), plan.clone());
-        let rng = Rng::new(options.seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let rng = Rng::new(seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
         tasks.push(tokio::spawn(play_slot(api, plan, index, slot_players, mover, rng)));
     }
     let mut total = SlotResult::default();
@@ -181,40 +266,40 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
         let result = task.await.map_err(|e| LoadError::Internal(e.to_string()))?;
         merge(&mut total, result);
     }
-    let elapsed = started.elapsed();
-    let after = api.process_figures().await;
-    let host_cpu = host_before.zip(CpuTicks::read()).and_then(|(b, a)| b.until(a));
+    Ok(total)
+}
+
+fn report(
+    api: &Api,
+    options: &Options,
+    total: SlotResult,
+    games_started: u64,
+    figures: Figures,
+    verification: Option<Verification>,
+) -> PlayReport {
     let moves_acked = total.acked.len() as u64;
-    let server_cpu_us_per_move = match (before.cpu_seconds, after.cpu_seconds) {
+    let server_cpu_us_per_move = match (figures.before.cpu_seconds, figures.after.cpu_seconds) {
         (Some(b), Some(a)) if moves_acked > 0 => Some((a - b) * 1e6 / moves_acked as f64),
         _ => None,
-    };
-    let games: BTreeSet<i64> = total.games.iter().copied().collect();
-    if let Some(path) = &options.acked_out {
-        verify::write_acked(path, &total.acked)?;
-    }
-    let verification = if options.no_verify {
-        None
-    } else {
-        Some(verify::verify(api, &games, &total.acked, total.transport_errors == 0).await)
     };
     let ws = options.transport == Transport::Ws;
     let mut errors = total.errors;
     for (kind, count) in total.frames.unsolicited {
         *errors.entry(format!("unanswered {kind}")).or_default() += count;
     }
-    Ok(PlayReport {
+    let measured_seconds = figures.elapsed.saturating_sub(options.warmup).as_secs_f64();
+    PlayReport {
         url: api.target().base.to_string(),
         transport: options.transport,
         games_in_flight: options.games,
         game_choices: options.game_choices.clone(),
         rate_target: options.rate,
-        setup_seconds: setup.as_secs_f64(),
-        seconds: elapsed.as_secs_f64(),
+        setup_seconds: figures.setup.as_secs_f64(),
+        seconds: figures.elapsed.as_secs_f64(),
         moves_acked,
         warmup_seconds: options.warmup.as_secs_f64(),
         moves_measured: total.measured_moves,
-        moves_per_second: total.measured_moves as f64 / elapsed.saturating_sub(options.warmup).as_secs_f64().max(1e-9),
+        moves_per_second: total.measured_moves as f64 / measured_seconds.max(1e-9),
         retries_acked: total.retries_acked,
         ack_latency: total.ack_latency.summary(),
         send_lag: total.send_lag.summary(),
@@ -222,15 +307,15 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
         send_to_frame: ws.then(|| total.frames.send_to_frame.summary()).flatten(),
         resyncs: total.frames.snapshots.saturating_sub(total.subscriptions),
         errors,
-        games_started: games.len() as u64,
+        games_started,
         games_finished: total.finished,
         games_resigned: total.resigned,
-        server_before: before,
-        server_after: after,
+        server_before: figures.before,
+        server_after: figures.after,
         server_cpu_us_per_move,
-        host_cpu,
+        host_cpu: figures.host_cpu,
         verification,
-    })
+    }
 }
 
 fn merge(total: &mut SlotResult, slot: SlotResult) {
@@ -420,97 +505,115 @@ async fn play_game(
 ) {
     let game = state.id;
     loop {
-        if state.status != "active" {
-            if state.status == "finished" {
-                result.finished += 1;
-            }
-            return;
-        }
-        let Some(seat) = state
-            .to_move
-            .and_then(|s| usize::try_from(s).ok())
-            .filter(|s| *s < players.len())
-        else {
-            *result
-                .errors
-                .entry("active game without a seat to move".to_owned())
-                .or_default() += 1;
+        let Some(seat) = seat_to_play(api, plan, players, &state, result).await else {
             return;
         };
-        if Instant::now() >= plan.deadline {
-            return;
-        }
-        if state.ply >= plan.max_plies {
-            match api.resign(&players[seat].token, game).await {
-                Ok(_) => result.resigned += 1,
-                Err(error) => result.error(&error),
-            }
-            return;
-        }
-        if state.legal.is_empty() {
-            *result
-                .errors
-                .entry("active game without legal moves".to_owned())
-                .or_default() += 1;
-            return;
-        }
         let notation = state.legal[chooser.rng.below(state.legal.len())].clone();
-        let due = chooser.pacer.as_mut().map(Pacer::ticket);
+        let Some(clock) = MoveClock::start(plan, chooser.pacer.as_mut(), &mut result.send_lag).await else {
+            return;
+        };
+        if clock.measured {
+            mover.time_frames_of(game, state.ply + 1);
+        }
+        let answer = send_move(api, players, mover, seat, game, &notation, state.ply).await;
+        let latency = clock.scheduled.elapsed();
+        state = match answer {
+            Ok(answer) => result.acknowledged(game, answer, clock.measured.then_some(latency)),
+            Err(error) => match state_after(api, game, &error, result).await {
+                Some(current) => current,
+                None => return,
+            },
+        };
+    }
+}
+
+/// The seat to play the next move of the game; `None` when the slot is done
+/// with it: over, out of time, resigned at the ply limit, or in a state no
+/// move can be played from.
+async fn seat_to_play(
+    api: &Api,
+    plan: &Plan,
+    players: &[Player],
+    state: &GameView,
+    result: &mut SlotResult,
+) -> Option<usize> {
+    if state.status != "active" {
+        if state.status == "finished" {
+            result.finished += 1;
+        }
+        return None;
+    }
+    let Some(seat) = state
+        .to_move
+        .and_then(|s| usize::try_from(s).ok())
+        .filter(|s| *s < players.len())
+    else {
+        result.count_error("active game without a seat to move".to_owned());
+        return None;
+    };
+    if Instant::now() >= plan.deadline {
+        return None;
+    }
+    if state.ply >= plan.max_plies {
+        match api.resign(&players[seat].token, state.id).await {
+            Ok(_) => result.resigned += 1,
+            Err(error) => result.error(&error),
+        }
+        return None;
+    }
+    if state.legal.is_empty() {
+        result.count_error("active game without legal moves".to_owned());
+        return None;
+    }
+    Some(seat)
+}
+
+/// When a move is sent, for its latency.
+struct MoveClock {
+    /// Open loop: from when the move was due, so a stall counts in full.
+    scheduled: Instant,
+    /// Due after the warm-up.
+    measured: bool,
+}
+
+impl MoveClock {
+    /// Waits until the move is due (with `--rate`; else it is due now) and
+    /// records how late it is sent; `None` when it would be due after the
+    /// deadline.
+    async fn start(plan: &Plan, pacer: Option<&mut Pacer>, send_lag: &mut Samples) -> Option<MoveClock> {
+        let due = pacer.map(Pacer::ticket);
         if let Some(due) = due {
             if due >= plan.deadline {
-                return;
+                return None;
             }
             plan.alarm.until(due).await;
         }
         let sent = Instant::now();
-        // Open loop: from when the move was due, so a stall counts in full.
         let scheduled = due.unwrap_or(sent);
         let measured = scheduled >= plan.measured_from;
         if measured {
             if let Some(due) = due {
-                result.send_lag.record(sent.saturating_duration_since(due));
+                send_lag.record(sent.saturating_duration_since(due));
             }
-            mover.time_frames_of(game, state.ply + 1);
         }
-        let answer = send_move(api, players, mover, seat, game, &notation, state.ply).await;
-        let latency = scheduled.elapsed();
-        match answer {
-            Ok(answer) => {
-                if measured {
-                    result.ack_latency.record(latency);
-                    result.measured_moves += 1;
-                }
-                if !answer.created {
-                    result.retries_acked += 1;
-                }
-                result.acked.push(AckedMove {
-                    game,
-                    ply: answer.record.ply,
-                    notation: answer.record.notation,
-                });
-                state = answer.game;
-            }
+        Some(MoveClock { scheduled, measured })
+    }
+}
+
+/// The game after a move that failed: the state the error carries, else
+/// asked for; `None` when the server is unreachable (the slot leaves this
+/// game).
+async fn state_after(api: &Api, game: i64, error: &RequestError, result: &mut SlotResult) -> Option<GameView> {
+    result.error_then_back_off(error).await;
+    match error.game() {
+        Some(current) => Some(current.clone()),
+        None => match api.state(game).await {
+            Ok(current) => Some(current),
             Err(error) => {
-                result.error(&error);
-                if error.is_transport() {
-                    tokio::time::sleep(TRANSPORT_BACKOFF).await;
-                }
-                state = match error.game() {
-                    Some(current) => current.clone(),
-                    None => match api.state(game).await {
-                        Ok(current) => current,
-                        Err(error) => {
-                            // The server is unreachable: leave this game.
-                            result.error(&error);
-                            if error.is_transport() {
-                                tokio::time::sleep(TRANSPORT_BACKOFF).await;
-                            }
-                            return;
-                        }
-                    },
-                };
+                result.error_then_back_off(&error).await;
+                None
             }
-        }
+        },
     }
 }
 

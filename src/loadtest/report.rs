@@ -140,109 +140,145 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut out = String::new();
         match self {
-            Report::Play(r) => {
-                let choices: Vec<String> = r.game_choices.iter().map(ToString::to_string).collect();
-                let _ = writeln!(
-                    out,
-                    "loadtest play over {} against {}: {} games in flight ({}), {}",
-                    r.transport,
-                    r.url,
-                    r.games_in_flight,
-                    choices.join(", "),
-                    r.rate_target.map_or("as fast as answered".to_owned(), |rate| format!(
-                        "paced at {rate} moves/s"
-                    ))
-                );
-                let _ = writeln!(out, "setup                  {:.2} s", r.setup_seconds);
-                let _ = writeln!(out, "moves acknowledged     {} in {:.2} s", r.moves_acked, r.seconds);
-                let _ = writeln!(
-                    out,
-                    "measured               {} after a {:.1} s warm-up = {:.1} moves/s",
-                    r.moves_measured, r.warmup_seconds, r.moves_per_second
-                );
-                latency(&mut out, "ack latency", &r.ack_latency);
-                if r.send_lag.is_some() {
-                    latency(&mut out, "of which send lag", &r.send_lag);
-                }
-                if r.transport == Transport::Ws {
-                    latency(&mut out, "commit → frame", &r.commit_to_frame);
-                    latency(&mut out, "send → frame", &r.send_to_frame);
-                    let _ = writeln!(out, "resyncs (lag)          {}", r.resyncs);
-                }
-                let _ = writeln!(
-                    out,
-                    "games                  {} started, {} finished by the rules, {} resigned at the ply limit",
-                    r.games_started, r.games_finished, r.games_resigned
-                );
-                if r.retries_acked > 0 {
-                    let _ = writeln!(out, "retries acknowledged   {}", r.retries_acked);
-                }
-                errors(&mut out, &r.errors);
-                let _ = writeln!(
-                    out,
-                    "server memory          {} before, {} after; open fds {} before, {} after",
-                    mib(r.server_before.resident_memory_bytes),
-                    mib(r.server_after.resident_memory_bytes),
-                    count(r.server_before.open_fds),
-                    count(r.server_after.open_fds)
-                );
-                if let Some(us) = r.server_cpu_us_per_move {
-                    let _ = writeln!(out, "server CPU             {us:.0} µs per acknowledged move");
-                }
-                if let Some(host) = r.host_cpu {
-                    let _ = writeln!(
-                        out,
-                        "host CPU               {:.0}% busy, {:.1}% stolen by the hypervisor (all cores)",
-                        host.busy_percent, host.steal_percent
-                    );
-                }
-                match &r.verification {
-                    Some(v) => {
-                        let _ = writeln!(out, "{v}");
-                    }
-                    None => {
-                        let _ = writeln!(out, "verification: skipped (--no-verify)");
-                    }
-                }
-            }
-            Report::Idle(r) => {
-                let _ = writeln!(
-                    out,
-                    "loadtest idle against {}: {} of {} connections open after {:.1} s, from {} source address(es)",
-                    r.url, r.connections_open, r.connections_requested, r.hold_seconds, r.sources
-                );
-                let _ = writeln!(out, "connecting took         {:.2} s", r.connect_seconds);
-                if r.failed.is_empty() {
-                    let _ = writeln!(out, "failed                  none");
-                } else {
-                    let _ = writeln!(out, "failed");
-                    for (kind, n) in &r.failed {
-                        let _ = writeln!(out, "  {n:>8}  {kind}");
-                    }
-                }
-                let _ = writeln!(
-                    out,
-                    "server memory           {} before, {} with the connections open",
-                    mib(r.server_before.resident_memory_bytes),
-                    mib(r.server_held.resident_memory_bytes)
-                );
-                let _ = writeln!(
-                    out,
-                    "server open fds         {} before, {} with the connections open",
-                    count(r.server_before.open_fds),
-                    count(r.server_held.open_fds)
-                );
-                let _ = writeln!(
-                    out,
-                    "per connection          {}",
-                    r.bytes_per_connection
-                        .map_or("?".to_owned(), |b| format!("{b} bytes ({:.1} KiB)", b as f64 / 1024.0))
-                );
-            }
+            Report::Play(r) => r.write_text(&mut out),
+            Report::Idle(r) => r.write_text(&mut out),
             Report::Verify(v) => {
                 let _ = writeln!(out, "{v}");
             }
         }
         f.write_str(out.trim_end())
+    }
+}
+
+impl PlayReport {
+    /// The text report, one section after another.
+    fn write_text(&self, out: &mut String) {
+        self.write_headline(out);
+        self.write_moves(out);
+        self.write_latencies(out);
+        self.write_games(out);
+        errors(out, &self.errors);
+        self.write_server(out);
+        self.write_verification(out);
+    }
+
+    fn write_headline(&self, out: &mut String) {
+        let choices: Vec<String> = self.game_choices.iter().map(ToString::to_string).collect();
+        let _ = writeln!(
+            out,
+            "loadtest play over {} against {}: {} games in flight ({}), {}",
+            self.transport,
+            self.url,
+            self.games_in_flight,
+            choices.join(", "),
+            self.rate_target
+                .map_or("as fast as answered".to_owned(), |rate| format!(
+                    "paced at {rate} moves/s"
+                ))
+        );
+    }
+
+    fn write_moves(&self, out: &mut String) {
+        let _ = writeln!(out, "setup                  {:.2} s", self.setup_seconds);
+        let _ = writeln!(
+            out,
+            "moves acknowledged     {} in {:.2} s",
+            self.moves_acked, self.seconds
+        );
+        let _ = writeln!(
+            out,
+            "measured               {} after a {:.1} s warm-up = {:.1} moves/s",
+            self.moves_measured, self.warmup_seconds, self.moves_per_second
+        );
+    }
+
+    fn write_latencies(&self, out: &mut String) {
+        latency(out, "ack latency", &self.ack_latency);
+        if self.send_lag.is_some() {
+            latency(out, "of which send lag", &self.send_lag);
+        }
+        if self.transport == Transport::Ws {
+            latency(out, "commit → frame", &self.commit_to_frame);
+            latency(out, "send → frame", &self.send_to_frame);
+            let _ = writeln!(out, "resyncs (lag)          {}", self.resyncs);
+        }
+    }
+
+    fn write_games(&self, out: &mut String) {
+        let _ = writeln!(
+            out,
+            "games                  {} started, {} finished by the rules, {} resigned at the ply limit",
+            self.games_started, self.games_finished, self.games_resigned
+        );
+        if self.retries_acked > 0 {
+            let _ = writeln!(out, "retries acknowledged   {}", self.retries_acked);
+        }
+    }
+
+    /// The server's memory and descriptors, and the CPU time of the server
+    /// and of the whole machine.
+    fn write_server(&self, out: &mut String) {
+        let _ = writeln!(
+            out,
+            "server memory          {} before, {} after; open fds {} before, {} after",
+            mib(self.server_before.resident_memory_bytes),
+            mib(self.server_after.resident_memory_bytes),
+            count(self.server_before.open_fds),
+            count(self.server_after.open_fds)
+        );
+        if let Some(us) = self.server_cpu_us_per_move {
+            let _ = writeln!(out, "server CPU             {us:.0} µs per acknowledged move");
+        }
+        if let Some(host) = self.host_cpu {
+            let _ = writeln!(
+                out,
+                "host CPU               {:.0}% busy, {:.1}% stolen by the hypervisor (all cores)",
+                host.busy_percent, host.steal_percent
+            );
+        }
+    }
+
+    fn write_verification(&self, out: &mut String) {
+        let _ = match &self.verification {
+            Some(v) => writeln!(out, "{v}"),
+            None => writeln!(out, "verification: skipped (--no-verify)"),
+        };
+    }
+}
+
+impl IdleReport {
+    fn write_text(&self, out: &mut String) {
+        let _ = writeln!(
+            out,
+            "loadtest idle against {}: {} of {} connections open after {:.1} s, from {} source address(es)",
+            self.url, self.connections_open, self.connections_requested, self.hold_seconds, self.sources
+        );
+        let _ = writeln!(out, "connecting took         {:.2} s", self.connect_seconds);
+        if self.failed.is_empty() {
+            let _ = writeln!(out, "failed                  none");
+        } else {
+            let _ = writeln!(out, "failed");
+            for (kind, n) in &self.failed {
+                let _ = writeln!(out, "  {n:>8}  {kind}");
+            }
+        }
+        let _ = writeln!(
+            out,
+            "server memory           {} before, {} with the connections open",
+            mib(self.server_before.resident_memory_bytes),
+            mib(self.server_held.resident_memory_bytes)
+        );
+        let _ = writeln!(
+            out,
+            "server open fds         {} before, {} with the connections open",
+            count(self.server_before.open_fds),
+            count(self.server_held.open_fds)
+        );
+        let _ = writeln!(
+            out,
+            "per connection          {}",
+            self.bytes_per_connection
+                .map_or("?".to_owned(), |b| format!("{b} bytes ({:.1} KiB)", b as f64 / 1024.0))
+        );
     }
 }

@@ -298,17 +298,11 @@ pub fn text(view: &View, previous: Option<&View>, caption: &Caption) -> String {
     let marked = changed(view, previous);
     let cells = &view.board.cells;
     let tokens: Vec<String> = cells.iter().map(|c| token(view, c, marked.contains(&c.name))).collect();
-    let width = tokens.iter().map(|t| t.chars().count()).max().unwrap_or(1).max(2) + 1;
-    // Rows by y, columns by x scaled to the token width (half-cell offsets of
-    // hex boards land between columns).
-    let key = |v: f32| (v * 100.0).round() as i64;
-    let mut rows: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
-    for (i, cell) in cells.iter().enumerate() {
-        rows.entry(key(cell.y)).or_default().push(i);
-    }
-    let min_x = cells.iter().map(|c| c.x).fold(f32::INFINITY, f32::min);
-    let column = |x: f32| ((x - min_x) * width as f32).round().max(0.0) as usize;
-    let label_width = cells.iter().map(|c| split_name(&c.name).1.len()).max().unwrap_or(1);
+    let layout = TextLayout {
+        min_x: cells.iter().map(|c| c.x).fold(f32::INFINITY, f32::min),
+        width: tokens.iter().map(|t| t.chars().count()).max().unwrap_or(1).max(2) + 1,
+        label_width: cells.iter().map(|c| split_name(&c.name).1.len()).max().unwrap_or(1),
+    };
     let mut out = String::new();
     let _ = writeln!(out, "{} — {} — move {}", caption.title, caption.status, caption.ply);
     if let Some(last) = &caption.last_move {
@@ -318,56 +312,16 @@ pub fn text(view: &View, previous: Option<&View>, caption: &Caption) -> String {
         let _ = writeln!(out, "Message: {message}");
     }
     out.push('\n');
+    // Rows by y to a hundredth of a cell: hex rows sit at fractional heights.
+    let mut rows: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
+    for (i, cell) in cells.iter().enumerate() {
+        rows.entry((cell.y * 100.0).round() as i64).or_default().push(i);
+    }
     for indices in rows.values() {
-        let rank = split_name(&cells[indices[0]].name).1;
-        let same_rank = indices.iter().all(|&i| split_name(&cells[i].name).1 == rank);
-        let label = if same_rank { rank } else { "" };
-        let mut line = format!("{label:>label_width$} ");
-        let mut items: Vec<usize> = indices.clone();
-        items.sort_by(|a, b| cells[*a].x.total_cmp(&cells[*b].x));
-        for i in items {
-            let at = label_width + 1 + column(cells[i].x);
-            while line.chars().count() < at {
-                line.push(' ');
-            }
-            line.push_str(&tokens[i]);
-        }
-        out.push_str(line.trim_end());
+        out.push_str(layout.row(cells, indices, &tokens).trim_end());
         out.push('\n');
     }
-    // File letters under the columns where every cell shares one, when each
-    // file keeps to one column (not on boards whose files run diagonally).
-    let mut columns_of: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for cell in cells {
-        let columns = columns_of.entry(split_name(&cell.name).0).or_default();
-        if !columns.contains(&column(cell.x)) {
-            columns.push(column(cell.x));
-        }
-    }
-    let straight_files = columns_of.values().all(|c| c.len() == 1);
-    let mut files: BTreeMap<usize, Option<&str>> = BTreeMap::new();
-    for cell in cells {
-        let file = split_name(&cell.name).0;
-        files
-            .entry(column(cell.x))
-            .and_modify(|f| {
-                if *f != Some(file) {
-                    *f = None;
-                }
-            })
-            .or_insert(Some(file));
-    }
-    let mut line = " ".repeat(label_width + 1);
-    for (col, file) in files {
-        if let Some(file) = file {
-            let at = label_width + 1 + col;
-            while line.chars().count() < at {
-                line.push(' ');
-            }
-            line.push_str(file);
-        }
-    }
-    if straight_files && !line.trim().is_empty() {
+    if let Some(line) = layout.files(cells) {
         out.push_str(line.trim_end());
         out.push('\n');
     }
@@ -377,6 +331,79 @@ pub fn text(view: &View, previous: Option<&View>, caption: &Caption) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Where the text board puts things: each line starts with the rank labels,
+/// `label_width` wide, and a space; then columns by x scaled to the token
+/// `width` (half-cell offsets of hex boards land between columns).
+struct TextLayout {
+    min_x: f32,
+    width: usize,
+    label_width: usize,
+}
+
+impl TextLayout {
+    fn column(&self, x: f32) -> usize {
+        ((x - self.min_x) * self.width as f32).round().max(0.0) as usize
+    }
+
+    /// Extends `line` with spaces to where board column `column` starts.
+    fn pad_to(&self, line: &mut String, column: usize) {
+        let at = self.label_width + 1 + column;
+        while line.chars().count() < at {
+            line.push(' ');
+        }
+    }
+
+    /// One row of cells (`indices` into `cells`, which share a y), labelled
+    /// with their rank when they all have the same.
+    fn row(&self, cells: &[CellView], indices: &[usize], tokens: &[String]) -> String {
+        let rank = split_name(&cells[indices[0]].name).1;
+        let same_rank = indices.iter().all(|&i| split_name(&cells[i].name).1 == rank);
+        let label = if same_rank { rank } else { "" };
+        let mut line = format!("{label:>width$} ", width = self.label_width);
+        let mut items: Vec<usize> = indices.to_vec();
+        items.sort_by(|a, b| cells[*a].x.total_cmp(&cells[*b].x));
+        for i in items {
+            self.pad_to(&mut line, self.column(cells[i].x));
+            line.push_str(&tokens[i]);
+        }
+        line
+    }
+
+    /// File letters under the columns where every cell shares one, when each
+    /// file keeps to one column (not on boards whose files run diagonally);
+    /// `None` when there are none.
+    fn files(&self, cells: &[CellView]) -> Option<String> {
+        let mut columns_of: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for cell in cells {
+            let columns = columns_of.entry(split_name(&cell.name).0).or_default();
+            if !columns.contains(&self.column(cell.x)) {
+                columns.push(self.column(cell.x));
+            }
+        }
+        let straight_files = columns_of.values().all(|c| c.len() == 1);
+        let mut files: BTreeMap<usize, Option<&str>> = BTreeMap::new();
+        for cell in cells {
+            let file = split_name(&cell.name).0;
+            files
+                .entry(self.column(cell.x))
+                .and_modify(|f| {
+                    if *f != Some(file) {
+                        *f = None;
+                    }
+                })
+                .or_insert(Some(file));
+        }
+        let mut line = " ".repeat(self.label_width + 1);
+        for (col, file) in files {
+            if let Some(file) = file {
+                self.pad_to(&mut line, col);
+                line.push_str(file);
+            }
+        }
+        (straight_files && !line.trim().is_empty()).then_some(line)
+    }
 }
 
 #[cfg(test)]
