@@ -549,7 +549,7 @@ impl Games {
         }
         let mut invitees = Vec::new();
         for name in &request.opponents {
-            let key = crate::accounts::name_key(name);
+            let key = crate::players::name_key(name);
             let opponent = self
                 .store
                 .player_by_name(&key)

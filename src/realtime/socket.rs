@@ -26,10 +26,10 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::task::AbortHandle;
 
 use super::hub::{event_frame, GameSubscription};
-use crate::accounts;
 use crate::config::RealtimeConfig;
 use crate::error::Error;
 use crate::games::{Games, MoveRequest, Room};
+use crate::players::token_hash;
 use crate::store::Player;
 
 /// Outgoing frames queued per connection; a subscriber that finds the queue
@@ -342,7 +342,7 @@ impl Connection {
                 }
                 let player = games
                     .store()
-                    .player_by_token(&accounts::token_hash(token))
+                    .player_by_token(&token_hash(token))
                     .await
                     .map_err(Error::from)?
                     .ok_or_else(invalid)?;
