@@ -57,6 +57,16 @@ pub struct Config {
 
 impl Config {
     /// The clock settings of the games service.
+    /// The players service's rules: vacation allowance, the clock's day,
+    /// webhook addresses.
+    pub fn players(&self) -> crate::players::PlayersConfig {
+        crate::players::PlayersConfig {
+            vacation_days: self.vacation_days,
+            day_ms: self.clock_day_ms,
+            webhook_allow_private: self.notify.webhook_allow_private,
+        }
+    }
+
     pub fn timing(&self) -> crate::games::Timing {
         let scale = crate::clock::Scale {
             day_ms: self.clock_day_ms,

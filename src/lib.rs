@@ -5,6 +5,9 @@
 //! - [`games`]: the games service (actions, hot games, never lose, never
 //!   double), and the sweeper that ends games lost on time.
 //! - [`views`]: what a game looks like: JSON states, records, boards.
+//! - [`players`]: the players service (accounts, sessions, vacations,
+//!   notification settings, a player's events and deliveries).
+//! - [`health`]: whether the database answers, for `/healthz` and `/metrics`.
 //! - [`store`]: storage, one trait and one implementation per database.
 //! - [`clock`]: time controls: deadlines, banks, vacations, pure arithmetic.
 //! - [`notify`]: email and webhook notifications from the player event log.
@@ -15,17 +18,18 @@
 //!   `tavoliere loadtest`).
 //! - [`loadtest`]: the load generator, a client of a running server.
 
-pub mod accounts;
 pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod domain;
 pub mod error;
 pub mod games;
+pub mod health;
 pub mod http;
 pub mod loadtest;
 pub mod metrics;
 pub mod notify;
+pub mod players;
 pub mod realtime;
 pub mod rules;
 pub mod store;
@@ -35,9 +39,19 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use async_trait::async_trait;
 use tokio::net::TcpListener;
 
 pub use config::Config;
+
+/// The games service keeps the clocks the players service's vacations stop:
+/// the one place the two meet.
+#[async_trait]
+impl players::Deadlines for games::Games {
+    async fn refresh(&self, player_id: i64) -> Result<(), players::DeadlinesError> {
+        Ok(self.refresh_deadlines(player_id).await?)
+    }
+}
 
 /// Connects to the database (migrating it), then serves the API on
 /// `listener` until `shutdown` completes. Tests call it with a listener on
@@ -73,21 +87,20 @@ async fn serve(
     let games = Arc::new(games::Games::new(store.clone(), metrics.clone(), hub.clone()).with_timing(config.timing()));
     let presence = presence.unwrap_or_else(|| hub.clone());
     let notifier = notify::Notifier::new(store.clone(), games.clone(), config.notify.clone(), presence)?;
+    let players = Arc::new(players::Players::new(store.clone(), games.clone(), config.players()));
     let state = http::AppState {
         games: games.clone(),
         hub: hub.clone(),
-        store,
+        players,
+        health: Arc::new(health::Health::new(store.clone())),
         metrics,
-        config: Arc::new(config.clone()),
         realtime: Arc::new(config.realtime.clone()),
-        tokens: Arc::default(),
     };
-    tracing::info!(address = %listener.local_addr()?, backend = state.store.backend(), "serving");
+    tracing::info!(address = %listener.local_addr()?, backend = store.backend(), "serving");
     // Other processes' changes, where the database announces them.
-    let relay = state
-        .store
+    let relay = store
         .announcements()
-        .map(|announcements| realtime::relay::spawn(state.store.clone(), hub.clone(), announcements));
+        .map(|announcements| realtime::relay::spawn(store.clone(), hub.clone(), announcements));
     let app = http::app(state, &config);
     // Background work runs beside the server and stops with it; all its
     // state is in the database, so stopping at any point loses nothing.

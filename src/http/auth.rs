@@ -1,13 +1,13 @@
-//! `Authorization: Bearer <token>`.
+//! `Authorization: Bearer <token>`: the header is read here, the token
+//! checked by the players service.
 
 use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 
 use super::AppState;
-use crate::accounts;
 use crate::error::Error;
-use crate::store::Player;
+use crate::players::{Player, Session};
 
 /// The authenticated player; 401 without a valid token.
 pub struct Auth(pub Player);
@@ -15,12 +15,8 @@ pub struct Auth(pub Player);
 /// The player when a token is given (401 if it is not valid), else nobody.
 pub struct MaybeAuth(pub Option<Player>);
 
-/// The authenticated player and their session's token (as stored: its
-/// [`accounts::token_hash`]); 401 without a valid token.
-pub struct SignedIn {
-    pub player: Player,
-    pub token_hash: String,
-}
+/// The authenticated player's session; 401 without a valid token.
+pub struct SignedIn(pub Session);
 
 async fn signed_in(parts: &Parts, state: &AppState) -> Result<Option<SignedIn>, Error> {
     let Some(value) = parts.headers.get(AUTHORIZATION) else {
@@ -36,11 +32,8 @@ async fn signed_in(parts: &Parts, state: &AppState) -> Result<Option<SignedIn>, 
     if token.is_empty() || token.len() > 128 {
         return Err(invalid());
     }
-    let token_hash = accounts::token_hash(token);
-    let player = state.tokens.player(state.store.as_ref(), &token_hash).await?;
-    player
-        .map(|player| Some(SignedIn { player, token_hash }))
-        .ok_or_else(invalid)
+    let session = state.players.session(token).await?;
+    session.map(|session| Some(SignedIn(session))).ok_or_else(invalid)
 }
 
 impl FromRequestParts<AppState> for SignedIn {
@@ -59,7 +52,7 @@ impl FromRequestParts<AppState> for Auth {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Auth, Error> {
         SignedIn::from_request_parts(parts, state)
             .await
-            .map(|signed_in| Auth(signed_in.player))
+            .map(|SignedIn(session)| Auth(session.player))
     }
 }
 
@@ -68,7 +61,7 @@ impl FromRequestParts<AppState> for MaybeAuth {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<MaybeAuth, Error> {
         Ok(MaybeAuth(
-            signed_in(parts, state).await?.map(|signed_in| signed_in.player),
+            signed_in(parts, state).await?.map(|SignedIn(session)| session.player),
         ))
     }
 }

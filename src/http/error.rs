@@ -1,5 +1,7 @@
-//! How [`Error`] becomes a response, and the extractors whose rejections
-//! come out in the same JSON shape: `{"error":{"code":"…","message":"…"}}`.
+//! How [`Error`] becomes a response, how the services' errors become
+//! [`Error`]s (each refusal's status and wire code, in one place), and the
+//! extractors whose rejections come out in the same JSON shape:
+//! `{"error":{"code":"…","message":"…"}}`.
 
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts};
@@ -10,6 +12,8 @@ use serde_json::json;
 
 use crate::error::Error;
 use crate::games::GameError;
+use crate::players::settings::SettingsError;
+use crate::players::{BadInput, PlayerError, VacationRefused};
 
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
@@ -69,6 +73,41 @@ impl From<GameError> for Error {
             | G::InvitedTwice(_)
             | G::BadTimeControl(_) => Error::Unprocessable { code, message },
             G::Store(_) | G::Internal(_) => Error::Internal(message),
+        }
+    }
+}
+
+impl From<PlayerError> for Error {
+    fn from(error: PlayerError) -> Error {
+        let message = error.to_string();
+        match error {
+            PlayerError::Input(input) => Error::unprocessable(
+                match input {
+                    BadInput::Name => "bad_name",
+                    BadInput::Password => "bad_password",
+                    BadInput::Email => "bad_email",
+                },
+                message,
+            ),
+            PlayerError::NameTaken(_) => Error::conflict("name_taken", message),
+            PlayerError::BadCredentials | PlayerError::NoSuchPlayer => Error::Unauthorized(message),
+            PlayerError::CurrentPasswordMissing => Error::unprocessable("current_password", message),
+            PlayerError::WrongPassword => Error::forbidden("wrong_password", message),
+            PlayerError::NoPlayerNamed(_) | PlayerError::NoVacation => Error::NotFound(message),
+            PlayerError::Settings(SettingsError::Notify(_)) => Error::unprocessable("bad_notify", message),
+            PlayerError::Settings(SettingsError::WebhookUrl(_)) => Error::unprocessable("bad_webhook_url", message),
+            PlayerError::Vacation(refused) => match refused {
+                VacationRefused::StartsInPast | VacationRefused::StartsTooLate => {
+                    Error::unprocessable("bad_start", message)
+                }
+                VacationRefused::BadDays { .. } => Error::unprocessable("bad_days", message),
+                VacationRefused::Overlaps | VacationRefused::StartTaken => {
+                    Error::conflict("vacation_overlaps", message)
+                }
+            },
+            PlayerError::Vanished | PlayerError::Hashing(_) | PlayerError::Deadlines(_) | PlayerError::Store(_) => {
+                Error::internal(message)
+            }
         }
     }
 }

@@ -10,7 +10,6 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::players::{event_list, EventList};
 use super::{AppState, Auth, Json, MaybeAuth, Path, Query};
-use crate::accounts;
 use crate::clock::TimeControl;
 use crate::domain::GameStatus;
 use crate::error::{Error, Result};
@@ -165,7 +164,7 @@ async fn list(
         limit: limit + 1,
     };
     if let Some(name) = &query.player {
-        match state.store.player_by_name(&accounts::name_key(name)).await? {
+        match state.players.find(name).await? {
             Some(p) => filter.player = Some(p.id),
             None => {
                 return Ok(Json(GameList {
@@ -342,7 +341,7 @@ async fn abort(State(state): State<AppState>, Auth(player): Auth, Path(id): Path
 
 async fn board(
     state: &AppState,
-    viewer: Option<&crate::store::Player>,
+    viewer: Option<&crate::players::Player>,
     id: i64,
     ply: Option<i64>,
     svg: bool,

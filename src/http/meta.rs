@@ -70,10 +70,10 @@ pub fn api_router() -> Router<AppState> {
 /// 200 when the database answers.
 #[utoipa::path(get, path = "/healthz", tag = "meta", responses((status = 200), (status = 500)))]
 async fn healthz(State(state): State<AppState>) -> Result<impl IntoResponse> {
-    state.store.ping().await?;
+    let backend = state.health.check().await?;
     Ok((
         StatusCode::OK,
-        Json(serde_json::json!({ "status": "ok", "database": state.store.backend() })),
+        Json(serde_json::json!({ "status": "ok", "database": backend })),
     ))
 }
 
@@ -82,7 +82,7 @@ async fn healthz(State(state): State<AppState>) -> Result<impl IntoResponse> {
 async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        state.metrics.render(state.store.commit_stats()),
+        state.metrics.render(state.health.commit_stats()),
     )
 }
 

@@ -1,8 +1,8 @@
 //! The REST API under `/api/v1`, plus `/healthz`, `/metrics`,
 //! `/openapi.json` and the web client at `/` (`web`). Each resource module
-//! exposes `router()`; the state is
-//! shared through [`AppState`]; every refusal goes through
-//! [`crate::error::Error`].
+//! exposes `router()`; the services are shared through [`AppState`]
+//! (handlers never reach the store); every refusal goes through
+//! [`crate::error::Error`], which `error.rs` renders.
 
 mod auth;
 mod correspondence;
@@ -30,24 +30,24 @@ pub use auth::{Auth, MaybeAuth, SignedIn};
 pub use error::{Json, Path, Query};
 pub use meta::ApiDoc;
 
-use crate::config::Config;
+use crate::config::{Config, RealtimeConfig};
 use crate::error::Error;
 use crate::games::Games;
+use crate::health::Health;
 use crate::metrics::Metrics;
-use crate::store::Store;
+use crate::players::Players;
 
+/// What handlers reach: the services, never the store.
 #[derive(Clone)]
 pub struct AppState {
     pub games: Arc<Games>,
     /// Live subscriptions: sockets and event streams follow games here.
     pub hub: Arc<crate::realtime::Hub>,
-    pub store: Arc<dyn Store>,
+    pub players: Arc<Players>,
+    pub health: Arc<Health>,
     pub metrics: Arc<Metrics>,
-    pub config: Arc<Config>,
     /// WebSocket and event-stream limits.
-    pub realtime: Arc<crate::config::RealtimeConfig>,
-    /// Who holds which token, remembered.
-    pub tokens: Arc<crate::accounts::TokenCache>,
+    pub realtime: Arc<RealtimeConfig>,
 }
 
 /// The whole application with its layers.

@@ -1,19 +1,19 @@
-//! Accounts and sessions: `/players`, `/sessions`, `/players/me`.
+//! Accounts and sessions: `/players`, `/sessions`, `/players/me` (with the
+//! notification settings), a player's profile and their own event list.
+//! Each handler parses the request, calls one function of the players
+//! service and renders its answer.
 
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::{delete, get, post};
 use axum::Router;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::correspondence::{notify_settings, MeJson};
 use super::{AppState, Auth, Json, Path, Query, SignedIn};
-use crate::accounts::{self, Email, Password, PlayerName};
-use crate::error::{Error, Result};
-use crate::games::now;
-use crate::store::{Player, StoreError};
+use crate::error::Result;
+use crate::players::{AccountChange, EventRow, Me, NewAccount, Player, SettingsChange};
 use crate::views::timestamp as state_timestamp;
-use axum::extract::State;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -45,11 +45,45 @@ pub struct PlayerJson {
 }
 
 impl PlayerJson {
-    pub(super) fn of(player: &Player, with_email: bool) -> PlayerJson {
+    fn of(player: &Player, with_email: bool) -> PlayerJson {
         PlayerJson {
             name: player.name.clone(),
             email: if with_email { player.email.clone() } else { None },
             created_at: state_timestamp(player.created_at),
+        }
+    }
+}
+
+/// The player as they see themselves: account, notification settings,
+/// vacation.
+#[derive(Serialize, ToSchema)]
+pub struct MeJson {
+    #[serde(flatten)]
+    player: PlayerJson,
+    /// Per kind of event, the channels used.
+    #[schema(value_type = Object)]
+    notify: serde_json::Value,
+    webhook_url: Option<String>,
+    /// Only in the answer to the PATCH that set the webhook URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    webhook_secret: Option<String>,
+    digest: bool,
+    /// Vacation days left this calendar year.
+    vacation_days_left: i64,
+    /// The end (Unix ms) of the current or next vacation, or `null`.
+    vacation_until: Option<i64>,
+}
+
+impl From<Me> for MeJson {
+    fn from(me: Me) -> MeJson {
+        MeJson {
+            player: PlayerJson::of(&me.player, true),
+            notify: me.notify.to_value(),
+            webhook_url: me.webhook_url,
+            webhook_secret: me.new_webhook_secret,
+            digest: me.digest,
+            vacation_days_left: me.vacation_days_left,
+            vacation_until: me.vacation_until,
         }
     }
 }
@@ -101,15 +135,6 @@ fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Re
     Option::<String>::deserialize(deserializer).map(Some)
 }
 
-async fn issue_token(state: &AppState, player: &Player) -> Result<String> {
-    let token = accounts::new_token();
-    state
-        .store
-        .insert_token(&accounts::token_hash(&token), player.id, now())
-        .await?;
-    Ok(token)
-}
-
 /// Registers a player and opens a session.
 #[utoipa::path(post, path = "/api/v1/players", tag = "players", request_body = Registration,
     responses((status = 201, body = Registered), (status = 400), (status = 409, description = "name taken"), (status = 422)))]
@@ -117,24 +142,17 @@ async fn register(
     State(state): State<AppState>,
     Json(body): Json<Registration>,
 ) -> Result<(StatusCode, Json<Registered>)> {
-    let name = PlayerName::parse(body.name)?;
-    let password = Password::parse(body.password)?;
-    let email = body.email.map(Email::parse).transpose()?.map(Email::into_inner);
-    let hash = accounts::hash_password(password).await?;
-    let player = state
-        .store
-        .create_player(name.as_str(), &name.key(), email.as_deref(), &hash, now())
-        .await
-        .map_err(|e| match e {
-            StoreError::Unique => Error::conflict("name_taken", format!("the name {} is taken", name.as_str())),
-            other => other.into(),
-        })?;
-    let token = issue_token(&state, &player).await?;
+    let account = NewAccount {
+        name: body.name,
+        password: body.password,
+        email: body.email,
+    };
+    let (player, token) = state.players.register(account).await?;
     Ok((
         StatusCode::CREATED,
         Json(Registered {
             player: PlayerJson::of(&player, true),
-            token,
+            token: token.0,
         }),
     ))
 }
@@ -143,28 +161,15 @@ async fn register(
 #[utoipa::path(post, path = "/api/v1/sessions", tag = "players", request_body = Login,
     responses((status = 201, body = Session), (status = 400), (status = 401)))]
 async fn login(State(state): State<AppState>, Json(body): Json<Login>) -> Result<(StatusCode, Json<Session>)> {
-    let refused = || Error::Unauthorized("wrong name or password".to_owned());
-    if body.name.len() > 64 || body.password.len() > 4 * accounts::MAX_PASSWORD_LEN {
-        return Err(refused());
-    }
-    let (player, hash) = state
-        .store
-        .credentials(&accounts::name_key(&body.name))
-        .await?
-        .ok_or_else(refused)?;
-    if !accounts::verify_password(body.password, hash).await? {
-        return Err(refused());
-    }
-    let token = issue_token(&state, &player).await?;
-    Ok((StatusCode::CREATED, Json(Session { token })))
+    let token = state.players.sign_in(&body.name, body.password).await?;
+    Ok((StatusCode::CREATED, Json(Session { token: token.0 })))
 }
 
 /// Ends this session: the token sent stops working.
 #[utoipa::path(delete, path = "/api/v1/sessions/current", tag = "players",
     responses((status = 204, description = "signed out"), (status = 401)))]
-async fn sign_out(State(state): State<AppState>, signed_in: SignedIn) -> Result<StatusCode> {
-    state.store.delete_token(&signed_in.token_hash).await?;
-    state.tokens.forget_token(&signed_in.token_hash);
+async fn sign_out(State(state): State<AppState>, SignedIn(session): SignedIn) -> Result<StatusCode> {
+    state.players.sign_out(&session).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -173,15 +178,14 @@ async fn sign_out(State(state): State<AppState>, signed_in: SignedIn) -> Result<
 #[utoipa::path(delete, path = "/api/v1/sessions", tag = "players",
     responses((status = 204, description = "signed out everywhere"), (status = 401)))]
 async fn sign_out_everywhere(State(state): State<AppState>, Auth(player): Auth) -> Result<StatusCode> {
-    state.store.delete_tokens(player.id).await?;
-    state.tokens.forget_player(player.id);
+    state.players.sign_out_everywhere(&player).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 /// The authenticated player.
 #[utoipa::path(get, path = "/api/v1/players/me", tag = "players", responses((status = 200, body = MeJson), (status = 401)))]
 async fn me(State(state): State<AppState>, Auth(player): Auth) -> Result<Json<MeJson>> {
-    Ok(Json(MeJson::of(&state, &player, None).await?))
+    Ok(Json(state.players.me(&player).await?.into()))
 }
 
 /// Changes the email or password.
@@ -189,62 +193,27 @@ async fn me(State(state): State<AppState>, Auth(player): Auth) -> Result<Json<Me
     responses((status = 200, body = MeJson), (status = 400), (status = 401), (status = 422)))]
 async fn update_me(
     State(state): State<AppState>,
-    SignedIn { player, token_hash }: SignedIn,
+    SignedIn(session): SignedIn,
     Json(body): Json<PlayerUpdate>,
 ) -> Result<Json<MeJson>> {
-    // Checked before anything is written: a bad setting changes nothing.
-    let settings = notify_settings(&state, body.notify, body.webhook_url, body.digest)?;
-    let email = match body.email {
-        Some(Some(email)) => Some(Some(Email::parse(email)?.into_inner())),
-        other => other,
+    let change = AccountChange {
+        email: body.email,
+        password: body.password,
+        current_password: body.current_password,
+        settings: SettingsChange {
+            notify: body.notify,
+            webhook_url: body.webhook_url,
+            digest: body.digest,
+        },
     };
-    let mut new_hash = None;
-    if let Some(password) = body.password {
-        let password = Password::parse(password)?;
-        let current = body
-            .current_password
-            .ok_or_else(|| Error::unprocessable("current_password", "changing the password needs current_password"))?;
-        let (_, hash) = state
-            .store
-            .credentials(&accounts::name_key(&player.name))
-            .await?
-            .ok_or_else(|| Error::Unauthorized("no such player".to_owned()))?;
-        if current.len() > 4 * accounts::MAX_PASSWORD_LEN || !accounts::verify_password(current, hash).await? {
-            return Err(Error::forbidden("wrong_password", "current_password is wrong"));
-        }
-        new_hash = Some(accounts::hash_password(password).await?);
-    }
-    state
-        .store
-        .update_player(player.id, email, new_hash, &token_hash)
-        .await?;
-    state.tokens.forget_player(player.id);
-    let secret = settings.webhook.as_ref().and_then(|(_, secret)| secret.clone());
-    state.store.update_notify_settings(player.id, settings).await?;
-    let player = state
-        .store
-        .player_by_name(&accounts::name_key(&player.name))
-        .await?
-        .ok_or_else(|| Error::internal("player vanished"))?;
-    Ok(Json(MeJson::of(&state, &player, secret).await?))
+    Ok(Json(state.players.update(&session, change).await?.into()))
 }
 
 /// A player's public profile.
 #[utoipa::path(get, path = "/api/v1/players/{name}", tag = "players", params(("name" = String, Path)),
     responses((status = 200, body = PlayerJson), (status = 404)))]
 async fn profile(State(state): State<AppState>, Path(name): Path<String>) -> Result<Json<PlayerJson>> {
-    let player = if name.len() <= 64 {
-        state.store.player_by_name(&accounts::name_key(&name)).await?
-    } else {
-        None
-    };
-    let player = player.ok_or_else(|| {
-        Error::NotFound(format!(
-            "no player named {:?}",
-            name.chars().take(64).collect::<String>()
-        ))
-    })?;
-    Ok(Json(PlayerJson::of(&player, false)))
+    Ok(Json(PlayerJson::of(&state.players.profile(&name).await?, false)))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -270,7 +239,7 @@ pub struct EventList {
     events: Vec<EventJson>,
 }
 
-pub(super) fn event_list(rows: Vec<crate::store::EventRow>) -> EventList {
+pub(super) fn event_list(rows: Vec<EventRow>) -> EventList {
     EventList {
         events: rows
             .into_iter()
@@ -293,10 +262,9 @@ async fn my_events(
     Auth(player): Auth,
     Query(query): Query<EventsQuery>,
 ) -> Result<Json<EventList>> {
-    let limit = query.limit.unwrap_or(100).clamp(1, 500);
     let rows = state
-        .store
-        .player_events(player.id, query.after.unwrap_or(0), limit)
+        .players
+        .events(player.id, query.after.unwrap_or(0), query.limit)
         .await?;
     Ok(Json(event_list(rows)))
 }

@@ -20,9 +20,9 @@ use super::players::{event_list, EventList};
 use super::{AppState, Auth, Json, MaybeAuth, Path, Query};
 use crate::error::{Error, Result};
 use crate::games::Room;
+use crate::players::{EventRow, Player};
 use crate::realtime::socket::{self, Context};
 use crate::realtime::PlayerSubscription;
-use crate::store::{EventRow, Player};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -39,7 +39,7 @@ async fn websocket(State(state): State<AppState>, MaybeAuth(player): MaybeAuth, 
     let context = Context {
         games: state.games.clone(),
         hub: state.hub.clone(),
-        store: state.store.clone(),
+        players: state.players.clone(),
         config,
     };
     upgrade
@@ -125,7 +125,6 @@ pub(super) async fn events(
     headers: HeaderMap,
     Query(query): Query<StreamQuery>,
 ) -> Result<Response> {
-    let limit = query.limit.unwrap_or(100).clamp(1, 500);
     let wants_sse = headers
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
@@ -147,12 +146,12 @@ pub(super) async fn events(
     let after = query.after.unwrap_or(0).max(0);
     // Subscribe before reading: an event committed in between still wakes us.
     let mut subscription = state.hub.subscribe_player(player.id);
-    let mut rows = state.store.player_events(player.id, after, limit).await?;
+    let mut rows = state.players.events(player.id, after, query.limit).await?;
     let wait = query.wait.unwrap_or(0).min(state.realtime.events_max_wait);
     if rows.is_empty() && wait > 0 {
         let woken = tokio::time::timeout(Duration::from_secs(wait), subscription.changed()).await;
         if woken.is_ok() {
-            rows = state.store.player_events(player.id, after, limit).await?;
+            rows = state.players.events(player.id, after, query.limit).await?;
         }
     }
     Ok(Json(event_list(rows)).into_response())
@@ -202,7 +201,7 @@ fn sse(
                     .data(player_event(&row).to_string());
                 return Some((Ok(event), cursor));
             }
-            match cursor.state.store.player_events(cursor.player, cursor.after, 100).await {
+            match cursor.state.players.events(cursor.player, cursor.after, None).await {
                 Ok(rows) if !rows.is_empty() => cursor.pending.extend(rows),
                 Ok(_) => {
                     if !cursor.subscription.changed().await {

@@ -26,10 +26,10 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::task::AbortHandle;
 
 use super::hub::{event_frame, GameSubscription};
-use crate::accounts;
 use crate::config::RealtimeConfig;
 use crate::error::Error;
 use crate::games::{GameError, Games, MoveCommand, Room};
+use crate::players::Players;
 use crate::store::Player;
 
 /// Outgoing frames queued per connection; a subscriber that finds the queue
@@ -154,7 +154,7 @@ fn ack(id: &Value, result: Value) -> Message {
 pub struct Context {
     pub games: Arc<Games>,
     pub hub: Arc<super::Hub>,
-    pub store: Arc<dyn crate::store::Store>,
+    pub players: Arc<Players>,
     pub config: Arc<RealtimeConfig>,
 }
 
@@ -368,11 +368,12 @@ impl Connection {
                 }
                 let player = self
                     .context
-                    .store
-                    .player_by_token(&accounts::token_hash(token))
+                    .players
+                    .session(token)
                     .await
                     .map_err(Error::from)?
-                    .ok_or_else(invalid)?;
+                    .ok_or_else(invalid)?
+                    .player;
                 let result = json!({ "player": player.name });
                 self.online = Some(self.context.hub.connect(player.id));
                 self.player = Some(player);
@@ -435,12 +436,7 @@ impl Connection {
         let mut last_seq = state.seq;
         match since {
             Some(since) if (0..=state.seq).contains(&since) && state.seq - since <= MAX_REPLAY => {
-                let events = self
-                    .context
-                    .store
-                    .game_events(game, since, MAX_REPLAY)
-                    .await
-                    .map_err(Error::from)?;
+                let events = games.events(self.player.as_ref(), game, since, MAX_REPLAY).await?;
                 last_seq = since;
                 for event in &events {
                     self.send(text(event_frame(game, event).to_string())).await;
@@ -466,11 +462,17 @@ impl Connection {
         if !self.player_stream.0.is_empty() {
             return Err(refuse("already_subscribed", "this socket already follows your events"));
         }
-        let store = self.context.store.clone();
+        let players = self.context.players.clone();
         let subscription = self.context.hub.subscribe_player(player.id);
-        let current = store.player_event_seq(player.id).await.map_err(Error::from)?;
+        let current = players.last_event(player.id).await.map_err(Error::from)?;
         let since = since.unwrap_or(current).clamp(0, current);
-        let task = tokio::spawn(forward_player(subscription, since, self.out.clone(), store, player.id));
+        let task = tokio::spawn(forward_player(
+            subscription,
+            since,
+            self.out.clone(),
+            players,
+            player.id,
+        ));
         self.player_stream.0.insert(0, task.abort_handle());
         Ok(ack(id, json!({ "seq": current })))
     }
@@ -568,11 +570,11 @@ async fn forward_player(
     mut subscription: super::hub::PlayerSubscription,
     mut last_seq: i64,
     out: mpsc::Sender<Message>,
-    store: Arc<dyn crate::store::Store>,
+    players: Arc<Players>,
     player: i64,
 ) {
     loop {
-        let events = match store.player_events(player, last_seq, PLAYER_PAGE).await {
+        let events = match players.events(player, last_seq, Some(PLAYER_PAGE)).await {
             Ok(events) => events,
             Err(error) => {
                 tracing::error!(%error, "reading a player's events");

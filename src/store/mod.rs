@@ -36,6 +36,20 @@ pub struct Player {
     pub created_at: i64,
 }
 
+/// A change of a player's account (`PATCH /players/me`), written at once;
+/// `None` fields stay as they are.
+#[derive(Clone, Debug)]
+pub struct AccountUpdate {
+    pub player_id: i64,
+    /// `Some(None)` removes the email.
+    pub email: Option<Option<String>>,
+    /// A new password hash: ends every session of the player but the one
+    /// holding `kept_token`.
+    pub password_hash: Option<String>,
+    pub kept_token: String,
+    pub settings: SettingsUpdate,
+}
+
 /// A game's own row.
 #[derive(Clone, Debug)]
 pub struct GameRow {
@@ -298,15 +312,10 @@ pub trait Store: NotifyStore + Send + Sync + 'static {
     /// The player and their password hash.
     async fn credentials(&self, name_key: &str) -> StoreResult<Option<(Player, String)>>;
     async fn player_by_name(&self, name_key: &str) -> StoreResult<Option<Player>>;
-    /// Changes the email and/or the password; a new password ends every
-    /// session of the player but the one holding `kept_token`.
-    async fn update_player(
-        &self,
-        id: i64,
-        email: Option<Option<String>>,
-        password_hash: Option<String>,
-        kept_token: &str,
-    ) -> StoreResult<()>;
+    /// Applies a change of account and notification settings in one
+    /// transaction and returns the player as changed (`None`: no such
+    /// player, nothing written).
+    async fn update_account(&self, update: AccountUpdate) -> StoreResult<Option<Player>>;
     async fn insert_token(&self, token_hash: &str, player_id: i64, now: i64) -> StoreResult<()>;
     async fn player_by_token(&self, token_hash: &str) -> StoreResult<Option<Player>>;
     /// Ends one session.
@@ -578,37 +587,52 @@ macro_rules! impl_store {
                 Ok(row.as_ref().map(player).transpose()?)
             }
 
-            async fn update_player(
-                &self,
-                id: i64,
-                email: Option<Option<String>>,
-                password_hash: Option<String>,
-                kept_token: &str,
-            ) -> StoreResult<()> {
+            async fn update_account(&self, update: super::AccountUpdate) -> StoreResult<Option<Player>> {
+                let super::AccountUpdate {
+                    player_id,
+                    email,
+                    password_hash,
+                    kept_token,
+                    settings,
+                } = update;
+                let webhook_set = settings.webhook.is_some();
+                let (webhook_url, webhook_secret) = settings.webhook.unwrap_or_default();
                 let _gate = self.gate.enter().await;
                 let mut tx = self.pool.begin().await?;
-                if let Some(email) = email {
-                    sqlx::query("UPDATE players SET email = $1 WHERE id = $2")
-                        .bind(email)
-                        .bind(id)
-                        .execute(&mut *tx)
-                        .await?;
-                }
-                if let Some(hash) = password_hash {
-                    sqlx::query("UPDATE players SET password_hash = $1 WHERE id = $2")
-                        .bind(hash)
-                        .bind(id)
-                        .execute(&mut *tx)
-                        .await?;
+                // A field is written when its flag (for the nullable ones)
+                // or its value (for the others) is there.
+                let row = sqlx::query(&format!(
+                    "UPDATE players SET \
+                     email = CASE WHEN $2 THEN $3 ELSE email END, \
+                     password_hash = COALESCE($4, password_hash), \
+                     notify = COALESCE($5, notify), \
+                     webhook_url = CASE WHEN $6 THEN $7 ELSE webhook_url END, \
+                     webhook_secret = CASE WHEN $6 THEN $8 ELSE webhook_secret END, \
+                     digest = COALESCE($9, digest) \
+                     WHERE id = $1 RETURNING {PLAYER_COLUMNS}"
+                ))
+                .bind(player_id)
+                .bind(email.is_some())
+                .bind(email.flatten())
+                .bind(password_hash.as_deref())
+                .bind(settings.notify)
+                .bind(webhook_set)
+                .bind(webhook_url)
+                .bind(webhook_secret)
+                .bind(settings.digest)
+                .fetch_optional(&mut *tx)
+                .await?;
+                if password_hash.is_some() {
                     // Whoever else held a session may have known the old one.
                     sqlx::query("DELETE FROM tokens WHERE player_id = $1 AND token_hash <> $2")
-                        .bind(id)
+                        .bind(player_id)
                         .bind(kept_token)
                         .execute(&mut *tx)
                         .await?;
                 }
+                let changed = row.as_ref().map(player).transpose()?;
                 tx.commit().await?;
-                Ok(())
+                Ok(changed)
             }
 
             async fn insert_token(&self, token_hash: &str, player_id: i64, now: i64) -> StoreResult<()> {

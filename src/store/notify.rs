@@ -17,7 +17,8 @@ pub struct NotifySettings {
     pub digest: bool,
 }
 
-/// A change of settings; `None` fields stay as they are.
+/// A change of settings, written with the account's
+/// ([`super::AccountUpdate`]); `None` fields stay as they are.
 #[derive(Clone, Debug, Default)]
 pub struct SettingsUpdate {
     pub notify: Option<Value>,
@@ -77,7 +78,6 @@ pub struct DeliveryRow {
 pub trait NotifyStore: Send + Sync {
     async fn player_by_id(&self, id: i64) -> StoreResult<Option<Player>>;
     async fn notify_settings(&self, player_id: i64) -> StoreResult<NotifySettings>;
-    async fn update_notify_settings(&self, player_id: i64, update: SettingsUpdate) -> StoreResult<()>;
     /// Players with events not yet turned into deliveries, with what the
     /// notifier needs to know about them.
     async fn outbox(&self, limit: i64) -> StoreResult<Vec<Waiting>>;
@@ -115,7 +115,7 @@ macro_rules! impl_notify_store {
             use sqlx::Row;
 
             use super::$store;
-            use crate::store::notify::{DeliveryRow, NotifySettings, NotifyStore, Outbox, SettingsUpdate, Waiting};
+            use crate::store::notify::{DeliveryRow, NotifySettings, NotifyStore, Outbox, Waiting};
             use crate::store::Store as _;
             use crate::store::{EventRow, Player, StoreResult};
 
@@ -171,35 +171,6 @@ macro_rules! impl_notify_store {
                         }),
                         None => Ok(NotifySettings::default()),
                     }
-                }
-
-                async fn update_notify_settings(&self, player_id: i64, update: SettingsUpdate) -> StoreResult<()> {
-                    let _gate = self.gate.enter().await;
-                    let mut tx = self.pool.begin().await?;
-                    if let Some(notify) = update.notify {
-                        sqlx::query("UPDATE players SET notify = $1 WHERE id = $2")
-                            .bind(notify)
-                            .bind(player_id)
-                            .execute(&mut *tx)
-                            .await?;
-                    }
-                    if let Some((url, secret)) = update.webhook {
-                        sqlx::query("UPDATE players SET webhook_url = $1, webhook_secret = $2 WHERE id = $3")
-                            .bind(url)
-                            .bind(secret)
-                            .bind(player_id)
-                            .execute(&mut *tx)
-                            .await?;
-                    }
-                    if let Some(digest) = update.digest {
-                        sqlx::query("UPDATE players SET digest = $1 WHERE id = $2")
-                            .bind(digest)
-                            .bind(player_id)
-                            .execute(&mut *tx)
-                            .await?;
-                    }
-                    tx.commit().await?;
-                    Ok(())
                 }
 
                 async fn outbox(&self, limit: i64) -> StoreResult<Vec<Waiting>> {

@@ -1,0 +1,49 @@
+//! [`PlayerError`]: everything the players service refuses, or fails at.
+//! It names what went wrong and nothing about transport; `src/http/error.rs`
+//! gives each variant its status and wire code.
+
+use super::accounts::BadInput;
+use super::passwords::HashError;
+use super::settings::SettingsError;
+use super::vacations::VacationRefused;
+use super::DeadlinesError;
+use crate::store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PlayerError {
+    /// A name, password or email not acceptable as given.
+    #[error(transparent)]
+    Input(#[from] BadInput),
+    #[error("the name {0} is taken")]
+    NameTaken(String),
+    /// Signing in: no such name, or not its password.
+    #[error("wrong name or password")]
+    BadCredentials,
+    #[error("changing the password needs current_password")]
+    CurrentPasswordMissing,
+    #[error("current_password is wrong")]
+    WrongPassword,
+    /// The signed-in player has no account any more.
+    #[error("no such player")]
+    NoSuchPlayer,
+    /// A player vanished while their account was being changed.
+    #[error("player vanished")]
+    Vanished,
+    #[error("no player named {0:?}")]
+    NoPlayerNamed(String),
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    #[error(transparent)]
+    Vacation(#[from] VacationRefused),
+    /// Ending a vacation when there is none now or to come.
+    #[error("no vacation now or to come")]
+    NoVacation,
+    #[error(transparent)]
+    Hashing(#[from] HashError),
+    #[error("recomputing deadlines: {0}")]
+    Deadlines(DeadlinesError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+pub type Result<T, E = PlayerError> = std::result::Result<T, E>;
