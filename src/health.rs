@@ -4,7 +4,12 @@
 
 use std::sync::Arc;
 
-use crate::store::{CommitStats, Store, StoreResult};
+use crate::store::{CommitStats, Store, StoreError};
+
+/// The database did not answer.
+#[derive(Debug, thiserror::Error)]
+#[error("the database does not answer: {0}")]
+pub struct Unhealthy(#[from] StoreError);
 
 pub struct Health {
     store: Arc<dyn Store>,
@@ -16,7 +21,7 @@ impl Health {
     }
 
     /// The backend's name, once the database has answered.
-    pub async fn check(&self) -> StoreResult<&'static str> {
+    pub async fn check(&self) -> Result<&'static str, Unhealthy> {
         self.store.ping().await?;
         Ok(self.store.backend())
     }

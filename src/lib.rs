@@ -22,7 +22,6 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod domain;
-pub mod error;
 pub mod games;
 pub mod health;
 pub mod http;

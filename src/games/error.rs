@@ -168,7 +168,7 @@ impl GameError {
         matches!(self, GameError::Store(_) | GameError::Internal(_))
     }
 
-    pub(crate) fn internal(error: impl std::fmt::Display) -> GameError {
+    pub fn internal(error: impl std::fmt::Display) -> GameError {
         GameError::Internal(error.to_string())
     }
 }

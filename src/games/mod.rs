@@ -41,6 +41,7 @@ pub use commit::Progress;
 pub use error::{GameError, GameResult, OfferKind};
 pub use events::{Ending, GameEvent, MoveEvent, PlayerNotice};
 pub use publish::{NoSubscribers, Publisher};
+pub use reads::{Lobby, LobbyPage};
 
 use crate::clock::{Scale, TimeControl};
 use crate::metrics::Metrics;

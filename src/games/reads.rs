@@ -8,6 +8,35 @@ use crate::views::{GameState, GameSummary, Snapshot};
 
 use super::error::{GameError, GameResult};
 use super::Games;
+use crate::domain::GameStatus;
+
+/// Games per page of the lobby unless asked otherwise, and at most.
+const LOBBY_PAGE: i64 = 20;
+const LOBBY_MAX: i64 = 100;
+
+/// What the lobby asks for.
+#[derive(Clone, Debug, Default)]
+pub struct Lobby {
+    pub status: Option<GameStatus>,
+    /// A catalogue game slug.
+    pub game: Option<String>,
+    /// Games where the player of this name sits or is invited.
+    pub player: Option<String>,
+    /// Active games waiting for this player's move.
+    pub turn_of: Option<i64>,
+    /// Only games older than this id (the previous page's `next_cursor`).
+    pub cursor: Option<i64>,
+    /// Page size, 1 to 100 (default 20).
+    pub limit: Option<i64>,
+}
+
+/// A page of the lobby.
+#[derive(Debug, Default)]
+pub struct LobbyPage {
+    pub games: Vec<GameSummary>,
+    /// Where the next page starts; `None` on the last.
+    pub next_cursor: Option<i64>,
+}
 
 impl Games {
     pub(super) async fn load(&self, id: i64) -> GameResult<GameRecord> {
@@ -118,8 +147,35 @@ impl Games {
         Ok(self.store.game_events(id, after, limit).await?)
     }
 
-    pub async fn list(&self, filter: &GameFilter) -> GameResult<Vec<GameSummary>> {
-        let records = self.store.list_games(filter).await?;
-        Ok(records.iter().map(GameSummary::of).collect())
+    /// A page of the games `viewer` may see, newest first.
+    pub async fn list(&self, viewer: Option<&Player>, lobby: Lobby) -> GameResult<LobbyPage> {
+        let limit = lobby.limit.unwrap_or(LOBBY_PAGE).clamp(1, LOBBY_MAX);
+        let player = match &lobby.player {
+            Some(name) => match self.store.player_by_name(&crate::players::name_key(name)).await? {
+                Some(player) => Some(player.id),
+                // Nobody by that name sits anywhere.
+                None => return Ok(LobbyPage::default()),
+            },
+            None => None,
+        };
+        let filter = GameFilter {
+            viewer: viewer.map(|p| p.id),
+            status: lobby.status,
+            game: lobby.game,
+            player,
+            turn_of: lobby.turn_of,
+            before: lobby.cursor,
+            // One more than asked tells whether there is a next page.
+            limit: limit + 1,
+        };
+        let records = self.store.list_games(&filter).await?;
+        let mut games: Vec<GameSummary> = records.iter().map(GameSummary::of).collect();
+        let next_cursor = if games.len() as i64 > limit {
+            games.truncate(limit as usize);
+            games.last().map(|g| g.id)
+        } else {
+            None
+        };
+        Ok(LobbyPage { games, next_cursor })
     }
 }

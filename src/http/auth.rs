@@ -5,8 +5,8 @@ use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 
+use super::error::Error;
 use super::AppState;
-use crate::error::Error;
 use crate::players::{Player, Session};
 
 /// The authenticated player; 401 without a valid token.

@@ -9,9 +9,9 @@ use axum::Router;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::error::Result;
 use super::players::MeJson;
 use super::{AppState, Auth, Json, Query};
-use crate::error::Result;
 use crate::players::{self, DeliveryRow};
 use crate::views::timestamp;
 

@@ -8,13 +8,12 @@ use axum::Router;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::error::{Error, Result};
 use super::players::{event_list, EventList};
 use super::{AppState, Auth, Json, MaybeAuth, Path, Query};
 use crate::clock::TimeControl;
 use crate::domain::GameStatus;
-use crate::error::{Error, Result};
-use crate::games::{MoveCommand, NewGameCommand};
-use crate::store::GameFilter;
+use crate::games::{Lobby, MoveCommand, NewGameCommand};
 use crate::views::{board, record, GameState, GameSummary, MoveAnswer, MoveRecord};
 
 pub fn router() -> Router<AppState> {
@@ -153,35 +152,24 @@ async fn list(
         ),
         Some(_) => return Err(Error::BadRequest("turn can only be me".to_owned())),
     };
-    let limit = query.limit.unwrap_or(20).clamp(1, 100);
-    let mut filter = GameFilter {
-        viewer: viewer.as_ref().map(|p| p.id),
-        status,
-        game: query.game,
-        player: None,
-        turn_of,
-        before: query.cursor,
-        limit: limit + 1,
-    };
-    if let Some(name) = &query.player {
-        match state.players.find(name).await? {
-            Some(p) => filter.player = Some(p.id),
-            None => {
-                return Ok(Json(GameList {
-                    games: Vec::new(),
-                    next_cursor: None,
-                }))
-            }
-        }
-    }
-    let mut games = state.games.list(&filter).await?;
-    let next_cursor = if games.len() as i64 > limit {
-        games.truncate(limit as usize);
-        games.last().map(|g| g.id)
-    } else {
-        None
-    };
-    Ok(Json(GameList { games, next_cursor }))
+    let page = state
+        .games
+        .list(
+            viewer.as_ref(),
+            Lobby {
+                status,
+                game: query.game,
+                player: query.player,
+                turn_of,
+                cursor: query.cursor,
+                limit: query.limit,
+            },
+        )
+        .await?;
+    Ok(Json(GameList {
+        games: page.games,
+        next_cursor: page.next_cursor,
+    }))
 }
 
 #[derive(Deserialize, IntoParams)]

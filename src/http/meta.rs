@@ -7,8 +7,8 @@ use axum::routing::get;
 use axum::Router;
 use utoipa::OpenApi;
 
+use super::error::Result;
 use super::{correspondence, games, players, realtime, rules, AppState, Json};
-use crate::error::Result;
 
 #[derive(OpenApi)]
 #[openapi(

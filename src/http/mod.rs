@@ -2,11 +2,11 @@
 //! `/openapi.json` and the web client at `/` (`web`). Each resource module
 //! exposes `router()`; the services are shared through [`AppState`]
 //! (handlers never reach the store); every refusal goes through
-//! [`crate::error::Error`], which `error.rs` renders.
+//! [`error::Error`], which `error.rs` renders.
 
 mod auth;
 mod correspondence;
-mod error;
+pub mod error;
 mod games;
 mod meta;
 mod players;
@@ -27,11 +27,10 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::trace::TraceLayer;
 
 pub use auth::{Auth, MaybeAuth, SignedIn};
-pub use error::{Json, Path, Query};
+pub use error::{Error, Json, Path, Query, Result};
 pub use meta::ApiDoc;
 
 use crate::config::{Config, RealtimeConfig};
-use crate::error::Error;
 use crate::games::Games;
 use crate::health::Health;
 use crate::metrics::Metrics;

@@ -10,8 +10,8 @@ use axum::Router;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::error::Result;
 use super::{AppState, Auth, Json, Path, Query, SignedIn};
-use crate::error::Result;
 use crate::players::{AccountChange, EventRow, Me, NewAccount, Player, SettingsChange};
 use crate::views::timestamp as state_timestamp;
 

@@ -16,9 +16,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use utoipa::{IntoParams, ToSchema};
 
+use super::error::{Error, Result};
 use super::players::{event_list, EventList};
 use super::{AppState, Auth, Json, MaybeAuth, Path, Query};
-use crate::error::{Error, Result};
 use crate::games::Room;
 use crate::players::{EventRow, Player};
 use crate::realtime::socket::{self, Context};

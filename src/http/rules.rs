@@ -6,8 +6,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use super::error::{Error, Result};
 use super::{AppState, Json};
-use crate::error::{Error, Result};
 use crate::rules::{analysis, catalogue};
 
 pub fn router() -> Router<AppState> {

@@ -10,7 +10,7 @@ use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
-use crate::error::Error;
+use super::error::Error;
 
 /// One embedded file.
 struct Asset {

@@ -27,9 +27,8 @@ use tokio::task::AbortHandle;
 
 use super::hub::{event_frame, GameSubscription};
 use crate::config::RealtimeConfig;
-use crate::error::Error;
 use crate::games::{GameError, Games, MoveCommand, Room};
-use crate::players::Players;
+use crate::players::{PlayerError, Players};
 use crate::store::Player;
 
 /// Outgoing frames queued per connection; a subscriber that finds the queue
@@ -79,18 +78,20 @@ enum Request {
 /// A refusal of a client request, as an `error` frame. The codes are the
 /// HTTP API's, plus those of the socket itself.
 enum Refusal {
-    Service(Error),
     /// The games service's refusal, with its own code and message.
     Game(GameError),
+    /// The players service failed (it refuses nothing a socket asks of it):
+    /// logged, sent as a bare internal error.
+    Player(PlayerError),
     Socket {
         code: &'static str,
         message: String,
     },
 }
 
-impl From<Error> for Refusal {
-    fn from(error: Error) -> Refusal {
-        Refusal::Service(error)
+impl From<PlayerError> for Refusal {
+    fn from(error: PlayerError) -> Refusal {
+        Refusal::Player(error)
     }
 }
 
@@ -109,17 +110,9 @@ fn refuse(code: &'static str, message: impl Into<String>) -> Refusal {
 
 fn error_frame(id: &Value, refusal: Refusal) -> Message {
     let frame = match refusal {
-        Refusal::Service(error) => {
-            if error.status() >= 500 {
-                tracing::error!(%error, "internal error on the WebSocket");
-            }
-            let mut frame = json!({
-                "type": "error", "id": id, "code": error.code(), "message": error.public_message(),
-            });
-            if let Error::Conflict { game: Some(game), .. } = error {
-                frame["game"] = *game;
-            }
-            frame
+        Refusal::Player(error) => {
+            tracing::error!(%error, "internal error on the WebSocket");
+            json!({ "type": "error", "id": id, "code": "internal", "message": "internal error" })
         }
         Refusal::Game(error) => {
             let message = if error.is_internal() {
@@ -347,9 +340,10 @@ impl Connection {
 
     fn player(&self) -> Result<&Player, Refusal> {
         self.player.as_ref().ok_or_else(|| {
-            Refusal::Service(Error::Unauthorized(
-                "authenticate first: send {\"type\":\"auth\",\"token\":…}".to_owned(),
-            ))
+            refuse(
+                "unauthorized",
+                "authenticate first: send {\"type\":\"auth\",\"token\":…}",
+            )
         })
     }
 
@@ -362,18 +356,11 @@ impl Connection {
                     return Err(refuse("already_authenticated", "this socket is already authenticated"));
                 }
                 let token = token.trim();
-                let invalid = || Refusal::Service(Error::Unauthorized("invalid token".to_owned()));
+                let invalid = || refuse("unauthorized", "invalid token");
                 if token.is_empty() || token.len() > 128 {
                     return Err(invalid());
                 }
-                let player = self
-                    .context
-                    .players
-                    .session(token)
-                    .await
-                    .map_err(Error::from)?
-                    .ok_or_else(invalid)?
-                    .player;
+                let player = self.context.players.session(token).await?.ok_or_else(invalid)?.player;
                 let result = json!({ "player": player.name });
                 self.online = Some(self.context.hub.connect(player.id));
                 self.player = Some(player);
@@ -401,7 +388,7 @@ impl Connection {
                 let player = self.player()?;
                 // Exactly the HTTP path: same checks, commit before the ack, same events.
                 let answer = games.play(player, game, MoveCommand { notation, ply, message }).await?;
-                let result = serde_json::to_value(&answer).map_err(Error::internal)?;
+                let result = serde_json::to_value(&answer).map_err(GameError::internal)?;
                 Ok(Some(ack(id, result)))
             }
             Request::Chat { game, text, room } => {
@@ -464,7 +451,7 @@ impl Connection {
         }
         let players = self.context.players.clone();
         let subscription = self.context.hub.subscribe_player(player.id);
-        let current = players.last_event(player.id).await.map_err(Error::from)?;
+        let current = players.last_event(player.id).await?;
         let since = since.unwrap_or(current).clamp(0, current);
         let task = tokio::spawn(forward_player(
             subscription,
@@ -578,9 +565,7 @@ async fn forward_player(
             Ok(events) => events,
             Err(error) => {
                 tracing::error!(%error, "reading a player's events");
-                let _ = out
-                    .send(error_frame(&Value::Null, Refusal::Service(Error::from(error))))
-                    .await;
+                let _ = out.send(error_frame(&Value::Null, Refusal::Player(error))).await;
                 return;
             }
         };

@@ -281,12 +281,6 @@ impl StoreError {
     }
 }
 
-impl From<StoreError> for crate::error::Error {
-    fn from(error: StoreError) -> crate::error::Error {
-        crate::error::Error::internal(error)
-    }
-}
-
 pub type StoreResult<T> = Result<T, StoreError>;
 
 /// A stored value that names no status or seat: the database holds what
