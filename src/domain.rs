@@ -5,7 +5,10 @@
 //!
 //! Promises: a `Seat` is always a seat number a game can have (0 to 7, as
 //! the rules count them); a `GameStatus` round-trips through its stored and
-//! wire spelling (`open`, `active`, `finished`, `aborted`).
+//! wire spelling (`open`, `active`, `finished`, `aborted`). A `Seat` is an
+//! sqlx column type on every backend (a `BIGINT`), and a stored number that
+//! is no seat fails to decode; a stored status decodes through
+//! `TryFrom<String>`, and fails likewise.
 
 use std::fmt;
 use std::str::FromStr;
@@ -158,13 +161,54 @@ impl TryFrom<String> for GameStatus {
     }
 }
 
+/// Seats are stored as the integer they are numbered by; a stored number
+/// that is no seat fails to decode ([`BadSeat`]).
+impl<DB: sqlx::Database> sqlx::Type<DB> for Seat
+where
+    i64: sqlx::Type<DB>,
+{
+    fn type_info() -> DB::TypeInfo {
+        <i64 as sqlx::Type<DB>>::type_info()
+    }
+
+    fn compatible(ty: &DB::TypeInfo) -> bool {
+        <i64 as sqlx::Type<DB>>::compatible(ty)
+    }
+}
+
+impl<'r, DB: sqlx::Database> sqlx::Decode<'r, DB> for Seat
+where
+    i64: sqlx::Decode<'r, DB>,
+{
+    fn decode(value: DB::ValueRef<'r>) -> Result<Seat, sqlx::error::BoxDynError> {
+        Ok(Seat::try_from(<i64 as sqlx::Decode<'r, DB>>::decode(value)?)?)
+    }
+}
+
+impl<'q, DB: sqlx::Database> sqlx::Encode<'q, DB> for Seat
+where
+    i64: sqlx::Encode<'q, DB>,
+{
+    fn encode_by_ref(
+        &self,
+        buf: &mut DB::ArgumentBuffer<'q>,
+    ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
+        i64::from(*self).encode_by_ref(buf)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn statuses_round_trip_through_their_spelling() {
-        for status in [GameStatus::Open, GameStatus::Active, GameStatus::Finished, GameStatus::Aborted] {
+        for status in [
+            GameStatus::Open,
+            GameStatus::Active,
+            GameStatus::Finished,
+            GameStatus::Aborted,
+        ] {
             assert_eq!(status.as_str().parse::<GameStatus>(), Ok(status));
             assert_eq!(serde_json::to_value(status).unwrap(), status.as_str());
         }
@@ -174,10 +218,10 @@ mod tests {
 
     #[test]
     fn seats_are_numbers_a_table_can_have() {
-        assert_eq!(Seat::try_from(3), Ok(Seat::from(3)));
-        assert_eq!(i64::from(Seat::try_from(7).unwrap()), 7);
-        assert_eq!(Seat::try_from(8), Err(BadSeat(8)));
-        assert_eq!(Seat::try_from(-1), Err(BadSeat(-1)));
+        assert_eq!(Seat::try_from(3_i64), Ok(Seat::from(3)));
+        assert_eq!(i64::from(Seat::try_from(7_i64).unwrap()), 7);
+        assert_eq!(Seat::try_from(8_i64), Err(BadSeat(8)));
+        assert_eq!(Seat::try_from(-1_i64), Err(BadSeat(-1)));
         assert_eq!(serde_json::to_value(Seat::from(2)).unwrap(), 2);
     }
 

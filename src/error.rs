@@ -108,8 +108,10 @@ impl Error {
     }
 }
 
-impl From<sqlx::Error> for Error {
-    fn from(error: sqlx::Error) -> Error {
+/// Whatever the store refused and the caller did not turn into a refusal of
+/// its own (a name taken, a game changed meanwhile) is the server's fault.
+impl From<crate::store::StoreError> for Error {
+    fn from(error: crate::store::StoreError) -> Error {
         Error::Internal(format!("database: {error}"))
     }
 }

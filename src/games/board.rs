@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use crate::domain::GameStatus;
 use crate::rules::{BoardShape, CellView, View};
 
 /// What the board's caption says.
@@ -31,10 +32,7 @@ pub fn render(snapshot: &super::Snapshot, ply: Option<i64>, svg: bool) -> crate:
         .iter()
         .map(|s| {
             (
-                usize::try_from(s.seat)
-                    .ok()
-                    .and_then(|i| variant.seats.get(i).copied())
-                    .unwrap_or("?"),
+                variant.seats.get(s.seat.index()).copied().unwrap_or("?"),
                 s.player.as_ref().map(|(_, n)| n.as_str()),
             )
         })
@@ -49,7 +47,7 @@ pub fn render(snapshot: &super::Snapshot, ply: Option<i64>, svg: bool) -> crate:
     let status = if ply.is_some_and(|p| p != record.row.ply) {
         format!("{} (shown at move {})", record.row.status, snapshot.game.ply())
     } else {
-        record.row.status.clone()
+        record.row.status.to_string()
     };
     let caption = Caption {
         title: &title,
@@ -60,7 +58,7 @@ pub fn render(snapshot: &super::Snapshot, ply: Option<i64>, svg: bool) -> crate:
             .game
             .to_move()
             .map(i64::from)
-            .filter(|_| record.row.status == "active"),
+            .filter(|_| record.row.status == GameStatus::Active),
         last_move,
         message: snapshot.last_move.as_ref().and_then(|m| m.message.as_deref()),
     };

@@ -28,6 +28,7 @@ use utoipa::ToSchema;
 pub use state::{timestamp, GameState, GameSummary, MoveRecord, Offers, SeatState};
 
 use crate::clock::{Clock, ClockState, Pause, Scale, TimeControl};
+use crate::domain::{GameStatus, Seat};
 use crate::error::{Error, Result};
 use crate::metrics::Metrics;
 use crate::realtime::Hub;
@@ -197,7 +198,7 @@ pub fn variant_info(row: &crate::store::GameRow) -> Result<(&'static GameInfo, &
     catalogue::find(&row.game, Some(&row.variant)).map_err(Error::internal)
 }
 
-fn seat_of(record: &GameRecord, player: i64) -> Option<i64> {
+fn seat_of(record: &GameRecord, player: i64) -> Option<Seat> {
     record
         .seats
         .iter()
@@ -232,7 +233,7 @@ fn seated_players(record: &GameRecord) -> Vec<i64> {
         .collect()
 }
 
-fn player_at(record: &GameRecord, seat: Option<i64>) -> Option<i64> {
+fn player_at(record: &GameRecord, seat: Option<Seat>) -> Option<i64> {
     let seat = seat?;
     record
         .seats
@@ -261,7 +262,7 @@ fn game_over_events(record: &GameRecord, outcome: &Value) -> Vec<PlayerEvent> {
         .collect()
 }
 
-fn your_turn(record: &GameRecord, seat: Option<i64>, ply: i64) -> Vec<PlayerEvent> {
+fn your_turn(record: &GameRecord, seat: Option<Seat>, ply: i64) -> Vec<PlayerEvent> {
     player_at(record, seat)
         .map(|player_id| PlayerEvent {
             player_id,
@@ -278,7 +279,7 @@ fn update_from(record: &GameRecord) -> GameUpdate {
     GameUpdate {
         id: row.id,
         expected_seq: row.event_seq,
-        status: row.status.clone(),
+        status: row.status,
         ply: row.ply,
         to_move: row.to_move,
         outcome: row.outcome.clone(),
@@ -307,10 +308,8 @@ fn pauses(vacations: &[(i64, i64)]) -> Vec<Pause> {
 /// The outcome of a game `seat` concedes, by resigning or on time: the
 /// rules say who wins (the other team in a team game, else every other
 /// seat; in games of more than two, the game ends there).
-fn conceded_outcome(game: &AnyGame, seat: i64, reason: &str) -> Value {
-    let winners = u8::try_from(seat)
-        .map(|s| game.winners_if_conceded(s))
-        .unwrap_or_default();
+fn conceded_outcome(game: &AnyGame, seat: Seat, reason: &str) -> Value {
+    let winners = game.winners_if_conceded(seat.rules());
     json!({ "winners": winners, "reason": reason })
 }
 
@@ -349,7 +348,7 @@ impl Games {
     }
 
     /// The vacations that stop the clock of whoever sits at `seat`.
-    async fn pauses_at(&self, record: &GameRecord, seat: Option<i64>, also: Option<i64>) -> Result<Vec<Pause>> {
+    async fn pauses_at(&self, record: &GameRecord, seat: Option<Seat>, also: Option<i64>) -> Result<Vec<Pause>> {
         if !time_control(record).is_correspondence() {
             return Ok(Vec::new());
         }
@@ -367,13 +366,10 @@ impl Games {
         update.clock = state.as_ref().map(ClockState::to_stored);
         update.deadline = None;
         update.reminder_at = None;
-        let (Some(state), Some(seat), true) = (state, update.to_move, update.status == "active") else {
+        let (Some(state), Some(seat), true) = (state, update.to_move, update.status == GameStatus::Active) else {
             return;
         };
-        let Some(deadline) = usize::try_from(seat)
-            .ok()
-            .and_then(|s| clock.deadline(&state, s, pauses))
-        else {
+        let Some(deadline) = clock.deadline(&state, seat.index(), pauses) else {
             return;
         };
         update.deadline = Some(deadline);
@@ -457,7 +453,7 @@ impl Games {
     /// the updated record at the new event number. `Ok(false)` when another
     /// writer got there first: reload and decide again.
     async fn commit(&self, hot: &mut Hot, record: &GameRecord, mut update: GameUpdate, game: AnyGame) -> Result<bool> {
-        if update.status != "active" {
+        if update.status != GameStatus::Active {
             // A game that is over has no clock running.
             update.deadline = None;
             update.reminder_at = None;
@@ -626,7 +622,7 @@ impl Games {
             if seat_of(&record, player.id).is_some() {
                 return Err(Error::conflict("already_seated", "you already sit at this game"));
             }
-            if row.status != "open" {
+            if row.status != GameStatus::Open {
                 return Err(Error::conflict("game_not_open", format!("game {id} is {}", row.status)));
             }
             let invited = record
@@ -635,7 +631,7 @@ impl Games {
                 .find(|s| s.player.is_none() && s.invitee.as_ref().is_some_and(|(i, _)| *i == player.id));
             let chosen = match (invited, seat) {
                 (Some(s), None) => s,
-                (Some(s), Some(n)) if s.seat == i64::from(n) => s,
+                (Some(s), Some(n)) if i64::from(s.seat) == i64::from(n) => s,
                 (Some(s), Some(_)) => {
                     return Err(Error::conflict(
                         "invited_elsewhere",
@@ -646,7 +642,7 @@ impl Games {
                     let s = record
                         .seats
                         .iter()
-                        .find(|s| s.seat == i64::from(n))
+                        .find(|s| i64::from(s.seat) == i64::from(n))
                         .ok_or_else(|| Error::unprocessable("bad_seat", format!("game {id} has no seat {n}")))?;
                     if s.player.is_some() {
                         return Err(Error::conflict("seat_taken", format!("seat {n} is taken")));
@@ -673,8 +669,8 @@ impl Games {
                 .push(event("joined", json!({ "seat": chosen, "player": player.name })));
             let full = record.seats.iter().all(|s| s.player.is_some() || s.seat == chosen);
             if full {
-                update.status = "active".to_owned();
-                update.to_move = game.to_move().map(i64::from);
+                update.status = GameStatus::Active;
+                update.to_move = game.to_move().map(Seat::from);
                 update
                     .events
                     .push(event("started", json!({ "to_move": update.to_move })));
@@ -732,7 +728,7 @@ impl Games {
                 .find(|s| s.player.is_none() && s.invitee.as_ref().is_some_and(|(i, _)| *i == player.id))
                 .ok_or_else(|| Error::forbidden("not_invited", "you have no invitation to this game"))?
                 .seat;
-            if record.row.status != "open" {
+            if record.row.status != GameStatus::Open {
                 return Err(Error::conflict(
                     "game_not_open",
                     format!("game {id} is {}", record.row.status),
@@ -740,7 +736,7 @@ impl Games {
             }
             let game = self.position(&mut hot, &record).await?;
             let mut update = update_from(&record);
-            update.status = "aborted".to_owned();
+            update.status = GameStatus::Aborted;
             update.to_move = None;
             update
                 .events
@@ -849,7 +845,7 @@ impl Games {
                 }
             }
         }
-        if row.status != "active" {
+        if row.status != GameStatus::Active {
             let state = self.render(&record, &game, Some(player), None).await?;
             return Err(Error::Conflict {
                 code: "game_not_active",
@@ -876,7 +872,7 @@ impl Games {
         let mut clock_state = None;
         if let Some(state) = ClockState::from_stored(row.clock.as_ref()) {
             let my_pauses = self.pauses_at(&record, Some(seat), None).await?;
-            let mover = usize::try_from(seat).map_err(Error::internal)?;
+            let mover = seat.index();
             match clock.after_move(&state, mover, update.now, &my_pauses) {
                 Ok(next_state) => clock_state = Some(next_state),
                 Err(_deadline) => {
@@ -885,7 +881,7 @@ impl Games {
                     // Ended here or, having lost a race, by a sweeper.
                     self.time_out_locked(hot, id).await?;
                     let record = self.load(id).await?;
-                    if record.row.status == "active" {
+                    if record.row.status == GameStatus::Active {
                         // Decided on a stale copy: the database's clock
                         // still runs. Decide again from it.
                         return Ok(None);
@@ -901,9 +897,9 @@ impl Games {
             }
         }
         update.ply = ply;
-        update.to_move = next.to_move().map(i64::from);
+        update.to_move = next.to_move().map(Seat::from);
         // A move answers the others' offers with no; the mover's stands.
-        update.draw_offer = row.draw_offer & (1 << seat);
+        update.draw_offer = row.draw_offer & seat.bit();
         update.takeback_offer = 0;
         let message = request.message.clone().filter(|m| !m.is_empty());
         let outcome = next
@@ -928,7 +924,7 @@ impl Games {
             }),
         ));
         if let Some(outcome) = outcome {
-            update.status = "finished".to_owned();
+            update.status = GameStatus::Finished;
             update.draw_offer = 0;
             update.outcome = Some(outcome.clone());
             update.events.push(event("finished", outcome.clone()));
@@ -993,7 +989,7 @@ impl Games {
     /// decline (or withdraw) the pending offer.
     pub async fn draw(&self, player: &Player, id: i64, yes: bool) -> Result<GameState> {
         self.offer_action(player, id, |record, seat, update, _game| {
-            let mine = 1i64 << seat;
+            let mine = seat.bit();
             if yes {
                 if update.draw_offer & mine != 0 {
                     return Ok(None);
@@ -1021,7 +1017,7 @@ impl Games {
     /// `yes`: ask to take back the last move, or agree to it. `no`: refuse.
     pub async fn takeback(&self, player: &Player, id: i64, yes: bool) -> Result<GameState> {
         self.offer_action(player, id, |record, seat, update, _game| {
-            let mine = 1i64 << seat;
+            let mine = seat.bit();
             if yes {
                 if record.row.ply == 0 {
                     return Err(Error::conflict("no_move", "there is no move to take back"));
@@ -1068,9 +1064,10 @@ impl Games {
             let seat = seat_of(&record, player.id)
                 .ok_or_else(|| Error::forbidden("not_a_player", "you are not a player of this game"))?;
             let row = &record.row;
-            let allowed = row.status == "open" || (row.status == "active" && row.ply < record.seats.len() as i64);
+            let allowed = row.status == GameStatus::Open
+                || (row.status == GameStatus::Active && row.ply < record.seats.len() as i64);
             if !allowed {
-                return Err(if row.status == "active" {
+                return Err(if row.status == GameStatus::Active {
                     Error::conflict("too_late", "a game can be aborted only before every player has moved")
                 } else {
                     Error::conflict("game_not_active", format!("game {id} is {}", row.status))
@@ -1078,7 +1075,7 @@ impl Games {
             }
             let game = self.position(&mut hot, &record).await?;
             let mut update = update_from(&record);
-            update.status = "aborted".to_owned();
+            update.status = GameStatus::Aborted;
             update.to_move = None;
             update.draw_offer = 0;
             update.takeback_offer = 0;
@@ -1107,7 +1104,7 @@ impl Games {
     /// position goes back to `ply` (a takeback).
     async fn offer_action<F>(&self, player: &Player, id: i64, decide: F) -> Result<GameState>
     where
-        F: Fn(&GameRecord, i64, &mut GameUpdate, &AnyGame) -> Result<Option<i64>>,
+        F: Fn(&GameRecord, Seat, &mut GameUpdate, &AnyGame) -> Result<Option<i64>>,
     {
         let slot = self.slot(id);
         let mut hot = slot.lock().await;
@@ -1115,7 +1112,7 @@ impl Games {
             let record = self.load_visible(id, Some(player)).await?;
             let seat = seat_of(&record, player.id)
                 .ok_or_else(|| Error::forbidden("not_a_player", "you are not a player of this game"))?;
-            if record.row.status != "active" {
+            if record.row.status != GameStatus::Active {
                 return Err(Error::conflict(
                     "game_not_active",
                     format!("game {id} is {}", record.row.status),
@@ -1132,7 +1129,7 @@ impl Games {
                 Some(ply) => {
                     let moves = self.store.moves(id, Some(ply)).await?;
                     let game = replay(&record, &moves)?;
-                    update.to_move = game.to_move().map(i64::from);
+                    update.to_move = game.to_move().map(Seat::from);
                     update.player_events = your_turn(&record, update.to_move, ply);
                     // The turn begins again for the player to move.
                     let restarted = ClockState::from_stored(record.row.clock.as_ref()).map(|mut state| {
@@ -1299,12 +1296,12 @@ impl Games {
     }
 }
 
-fn player_id_at(record: &GameRecord, seat: i64) -> i64 {
+fn player_id_at(record: &GameRecord, seat: Seat) -> i64 {
     player_at(record, Some(seat)).unwrap_or_default()
 }
 
 /// Tells the other seated players about an offer.
-fn offer_events(record: &GameRecord, update: &mut GameUpdate, from: i64, kind: &'static str, seat: i64) {
+fn offer_events(record: &GameRecord, update: &mut GameUpdate, from: i64, kind: &'static str, seat: Seat) {
     for player_id in seated_players(record).into_iter().filter(|p| *p != from) {
         update.player_events.push(PlayerEvent {
             player_id,
@@ -1315,7 +1312,7 @@ fn offer_events(record: &GameRecord, update: &mut GameUpdate, from: i64, kind: &
 }
 
 fn finish(record: &GameRecord, update: &mut GameUpdate, outcome: Value) {
-    update.status = "finished".to_owned();
+    update.status = GameStatus::Finished;
     update.to_move = None;
     update.draw_offer = 0;
     update.takeback_offer = 0;

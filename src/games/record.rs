@@ -64,17 +64,14 @@ pub fn json(record: &GameRecord, moves: &[MoveRow]) -> Result<GameRecordJson> {
             variant_name: variant.name.to_owned(),
             title: super::title(info, variant),
             date: timestamp(row.created_at),
-            status: row.status.clone(),
+            status: row.status.to_string(),
         },
         players: record
             .seats
             .iter()
             .map(|s| RecordPlayer {
-                seat: s.seat,
-                colour: usize::try_from(s.seat)
-                    .ok()
-                    .and_then(|i| variant.seats.get(i).copied())
-                    .unwrap_or("?"),
+                seat: i64::from(s.seat),
+                colour: variant.seats.get(s.seat.index()).copied().unwrap_or("?"),
                 name: s.player.as_ref().map(|(_, n)| n.clone()),
             })
             .collect(),
@@ -83,7 +80,7 @@ pub fn json(record: &GameRecord, moves: &[MoveRow]) -> Result<GameRecordJson> {
             .iter()
             .map(|m| RecordMove {
                 ply: m.ply,
-                seat: m.seat,
+                seat: i64::from(m.seat),
                 notation: m.notation.clone(),
                 effect: m.effect.clone(),
             })

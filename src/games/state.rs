@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use crate::domain::{GameStatus, Seat};
 use crate::error::Result;
 use crate::rules::AnyGame;
 use crate::store::{GameRecord, MoveRow, Player};
@@ -55,7 +56,7 @@ impl MoveRecord {
     pub fn of(record: &GameRecord, row: &MoveRow) -> MoveRecord {
         MoveRecord {
             ply: row.ply,
-            seat: row.seat,
+            seat: i64::from(row.seat),
             colour: colour(record, row.seat),
             player: row.player_name.clone(),
             notation: row.notation.clone(),
@@ -66,10 +67,10 @@ impl MoveRecord {
     }
 }
 
-fn colour(record: &GameRecord, seat: i64) -> &'static str {
+fn colour(record: &GameRecord, seat: Seat) -> &'static str {
     super::variant_info(&record.row)
         .ok()
-        .and_then(|(_, v)| usize::try_from(seat).ok().and_then(|s| v.seats.get(s).copied()))
+        .and_then(|(_, v)| v.seats.get(seat.index()).copied())
         .unwrap_or("?")
 }
 
@@ -78,7 +79,7 @@ fn seats(record: &GameRecord) -> Vec<SeatState> {
         .seats
         .iter()
         .map(|s| SeatState {
-            seat: s.seat,
+            seat: i64::from(s.seat),
             colour: colour(record, s.seat),
             player: s.player.as_ref().map(|(_, name)| name.clone()),
             invited: match (&s.player, &s.invitee) {
@@ -119,10 +120,10 @@ impl GameSummary {
             id: row.id,
             game: row.game.clone(),
             variant: row.variant.clone(),
-            status: row.status.clone(),
+            status: row.status.to_string(),
             public: row.public,
             ply: row.ply,
-            to_move: row.to_move,
+            to_move: row.to_move.map(i64::from),
             seats: seats(record),
             outcome: row.outcome.clone(),
             created_at: timestamp(row.created_at),
@@ -167,7 +168,7 @@ impl GameState {
         let row = &record.row;
         let mut summary = GameSummary::of(record)?;
         let ply = i64::from(game.ply());
-        let active = row.status == "active";
+        let active = row.status == GameStatus::Active;
         if at_ply.is_some() {
             summary.ply = ply;
             summary.to_move = if active || ply < row.ply {
@@ -180,7 +181,7 @@ impl GameState {
             record
                 .seats
                 .iter()
-                .find(|s| s.seat == seat)
+                .find(|s| i64::from(s.seat) == seat)
                 .and_then(|s| s.player.as_ref().map(|(_, n)| n.clone()))
         });
         let legal = if active && at_ply.is_none() {
@@ -192,7 +193,7 @@ impl GameState {
         Ok(GameState {
             summary,
             at_ply,
-            your_seat: viewer.and_then(|p| super::seat_of(record, p.id)),
+            your_seat: viewer.and_then(|p| super::seat_of(record, p.id)).map(i64::from),
             to_move_player,
             legal,
             view: game.view(),

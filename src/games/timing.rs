@@ -6,8 +6,9 @@ use serde_json::json;
 
 use super::{conceded_outcome, event, finish, player_at, update_from, Games, Hot, ATTEMPTS};
 use crate::clock::{ClockState, ClockView};
-use crate::error::{Error, Result};
-use crate::store::{GameRecord, PlayerEvent};
+use crate::domain::{GameStatus, Seat};
+use crate::error::Result;
+use crate::store::{DeadlineChange, GameRecord, PlayerEvent, Reminder};
 
 impl Games {
     /// Ends the game if the player to move is out of time. `Ok(true)` when
@@ -28,12 +29,12 @@ impl Games {
             let (Some(state), Some(seat), true) = (
                 ClockState::from_stored(row.clock.as_ref()),
                 row.to_move,
-                row.status == "active",
+                row.status == GameStatus::Active,
             ) else {
                 return Ok(false);
             };
             let pauses = self.pauses_at(&record, Some(seat), None).await?;
-            let index = usize::try_from(seat).map_err(Error::internal)?;
+            let index = seat.index();
             let Some(deadline) = self.clock_of(&record).deadline(&state, index, &pauses) else {
                 return Ok(false);
             };
@@ -42,7 +43,12 @@ impl Games {
                 if row.deadline != Some(deadline) {
                     // Stale after a vacation: store the real one.
                     self.store
-                        .set_deadline(id, row.event_seq, Some(deadline), row.reminder_at)
+                        .set_deadline(DeadlineChange {
+                            game_id: id,
+                            expected_seq: row.event_seq,
+                            deadline: Some(deadline),
+                            reminder_at: row.reminder_at,
+                        })
                         .await?;
                 }
                 return Ok(false);
@@ -64,7 +70,7 @@ impl Games {
             }
             update.clock = Some(spent.to_stored());
             if self.commit(hot, &record, update, game).await? {
-                tracing::info!(game = id, seat, deadline, "lost on time");
+                tracing::info!(game = id, seat = i64::from(seat), deadline, "lost on time");
                 return Ok(true);
             }
         }
@@ -82,7 +88,7 @@ impl Games {
             return Ok(false);
         };
         let now = super::now();
-        if remind_at > now || row.status != "active" {
+        if remind_at > now || row.status != GameStatus::Active {
             return Ok(false);
         }
         let event = PlayerEvent {
@@ -93,7 +99,13 @@ impl Games {
                 "deadline_at": super::timestamp(deadline),
             }),
         };
-        Ok(self.store.send_reminder(id, row.event_seq, event, now).await?)
+        let reminder = Reminder {
+            game_id: id,
+            expected_seq: row.event_seq,
+            event,
+            now,
+        };
+        Ok(self.store.send_reminder(reminder).await?)
     }
 
     /// Recomputes the deadlines of every game waiting for `player_id`
@@ -114,7 +126,12 @@ impl Games {
             // Losing a race here is harmless: the writer that won scheduled
             // the game itself.
             self.store
-                .set_deadline(id, record.row.event_seq, update.deadline, reminder)
+                .set_deadline(DeadlineChange {
+                    game_id: id,
+                    expected_seq: record.row.event_seq,
+                    deadline: update.deadline,
+                    reminder_at: reminder,
+                })
                 .await?;
         }
         Ok(())
@@ -128,8 +145,8 @@ impl Games {
         let to_move = record
             .row
             .to_move
-            .filter(|_| record.row.status == "active")
-            .and_then(|s| usize::try_from(s).ok());
+            .filter(|_| record.row.status == GameStatus::Active)
+            .map(Seat::index);
         let pauses = self.pauses_at(record, record.row.to_move, None).await?;
         Ok(Some(self.clock_of(record).view(&state, to_move, super::now(), &pauses)))
     }

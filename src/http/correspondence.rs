@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::games::{now, timestamp};
 use crate::notify::webhook::WebhookUrl;
 use crate::notify::NotifyChoices;
-use crate::store::{Player, SettingsUpdate};
+use crate::store::{NewVacation, Player, SettingsUpdate};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -158,7 +158,11 @@ async fn vacation(
     }
     state
         .store
-        .add_vacation(player.id, start, end)
+        .add_vacation(NewVacation {
+            player_id: player.id,
+            starts_at: start,
+            ends_at: end,
+        })
         .await
         .map_err(|e| match e {
             crate::store::StoreError::Unique => Error::conflict("vacation_overlaps", "a vacation starts then already"),

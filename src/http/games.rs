@@ -11,6 +11,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::players::{event_list, EventList};
 use super::{AppState, Auth, Json, MaybeAuth, Path, Query};
 use crate::accounts;
+use crate::domain::GameStatus;
 use crate::error::{Error, Result};
 use crate::games::{board, record, GameState, GameSummary, MoveAnswer, MoveRecord, MoveRequest, NewGameRequest};
 use crate::store::GameFilter;
@@ -79,13 +80,12 @@ async fn list(
     MaybeAuth(viewer): MaybeAuth,
     Query(query): Query<ListQuery>,
 ) -> Result<Json<GameList>> {
-    if let Some(status) = &query.status {
-        if !["open", "active", "finished", "aborted"].contains(&status.as_str()) {
-            return Err(Error::BadRequest(
-                "status is one of open, active, finished, aborted".to_owned(),
-            ));
-        }
-    }
+    let status = query
+        .status
+        .as_deref()
+        .map(str::parse::<GameStatus>)
+        .transpose()
+        .map_err(|_| Error::BadRequest("status is one of open, active, finished, aborted".to_owned()))?;
     let turn_of = match query.turn.as_deref() {
         None => None,
         Some("me") => Some(
@@ -99,7 +99,7 @@ async fn list(
     let limit = query.limit.unwrap_or(20).clamp(1, 100);
     let mut filter = GameFilter {
         viewer: viewer.as_ref().map(|p| p.id),
-        status: query.status,
+        status,
         game: query.game,
         player: None,
         turn_of,

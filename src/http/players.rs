@@ -11,7 +11,7 @@ use super::{AppState, Auth, Json, Path, Query, SignedIn};
 use crate::accounts::{self, Email, Password, PlayerName};
 use crate::error::{Error, Result};
 use crate::games::{now, timestamp as state_timestamp};
-use crate::store::{Player, StoreError};
+use crate::store::{Credentials, NewPassword, NewPlayer, NewToken, Player, PlayerChange, StoreError};
 use axum::extract::State;
 
 pub fn router() -> Router<AppState> {
@@ -104,7 +104,11 @@ async fn issue_token(state: &AppState, player: &Player) -> Result<String> {
     let token = accounts::new_token();
     state
         .store
-        .insert_token(&accounts::token_hash(&token), player.id, now())
+        .insert_token(NewToken {
+            token_hash: accounts::token_hash(&token),
+            player_id: player.id,
+            now: now(),
+        })
         .await?;
     Ok(token)
 }
@@ -122,7 +126,13 @@ async fn register(
     let hash = accounts::hash_password(password).await?;
     let player = state
         .store
-        .create_player(name.as_str(), &name.key(), email.as_deref(), &hash, now())
+        .create_player(NewPlayer {
+            name: name.as_str().to_owned(),
+            name_key: name.key(),
+            email,
+            password_hash: hash,
+            now: now(),
+        })
         .await
         .map_err(|e| match e {
             StoreError::Unique => Error::conflict("name_taken", format!("the name {} is taken", name.as_str())),
@@ -146,12 +156,12 @@ async fn login(State(state): State<AppState>, Json(body): Json<Login>) -> Result
     if body.name.len() > 64 || body.password.len() > 4 * accounts::MAX_PASSWORD_LEN {
         return Err(refused());
     }
-    let (player, hash) = state
+    let Credentials { player, password_hash } = state
         .store
         .credentials(&accounts::name_key(&body.name))
         .await?
         .ok_or_else(refused)?;
-    if !accounts::verify_password(body.password, hash).await? {
+    if !accounts::verify_password(body.password, password_hash).await? {
         return Err(refused());
     }
     let token = issue_token(&state, &player).await?;
@@ -203,11 +213,12 @@ async fn update_me(
         let current = body
             .current_password
             .ok_or_else(|| Error::unprocessable("current_password", "changing the password needs current_password"))?;
-        let (_, hash) = state
+        let hash = state
             .store
             .credentials(&accounts::name_key(&player.name))
             .await?
-            .ok_or_else(|| Error::Unauthorized("no such player".to_owned()))?;
+            .ok_or_else(|| Error::Unauthorized("no such player".to_owned()))?
+            .password_hash;
         if current.len() > 4 * accounts::MAX_PASSWORD_LEN || !accounts::verify_password(current, hash).await? {
             return Err(Error::forbidden("wrong_password", "current_password is wrong"));
         }
@@ -215,7 +226,14 @@ async fn update_me(
     }
     state
         .store
-        .update_player(player.id, email, new_hash, &token_hash)
+        .update_player(PlayerChange {
+            id: player.id,
+            email,
+            password: new_hash.map(|hash| NewPassword {
+                hash,
+                kept_token: token_hash,
+            }),
+        })
         .await?;
     state.tokens.forget_player(player.id);
     let secret = settings.webhook.as_ref().and_then(|(_, secret)| secret.clone());

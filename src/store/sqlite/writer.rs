@@ -192,9 +192,7 @@ fn notify(tx: &Transaction, outboxes: &[Outbox], now: i64) -> ChangeResult<usize
 }
 
 fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
-    let full = game.seats.iter().all(|(player, _)| player.is_some());
-    let status = if full { "active" } else { "open" };
-    let to_move: Option<i64> = full.then_some(0);
+    let (status, to_move) = game.starts_as();
     let id: i64 = tx
         .prepare_cached(sql::INSERT_GAME)
         .and_then(|mut statement| {
@@ -202,9 +200,9 @@ fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
                 params![
                     game.game,
                     game.variant,
-                    status,
+                    status.as_str(),
                     game.public,
-                    to_move,
+                    to_move.map(i64::from),
                     game.events.len() as i64,
                     game.created_by,
                     game.now,
@@ -233,9 +231,9 @@ fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
         .prepare_cached(sql::UPDATE_GAME)
         .and_then(|mut statement| {
             statement.execute(params![
-                update.status,
+                update.status.as_str(),
                 update.ply,
-                update.to_move,
+                update.to_move.map(i64::from),
                 update.outcome.as_ref().map(json),
                 update.draw_offer,
                 update.takeback_offer,
@@ -255,7 +253,7 @@ fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
     for (seat, player) in &update.sit {
         let sat = tx
             .prepare_cached(sql::SIT)
-            .and_then(|mut statement| statement.execute(params![player, update.id, seat]))
+            .and_then(|mut statement| statement.execute(params![player, update.id, i64::from(*seat)]))
             .map_err(store_error)?;
         if sat != 1 {
             return Err(ChangeError::Own(StoreError::Conflict));
@@ -272,7 +270,7 @@ fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
                 statement.execute(params![
                     update.id,
                     m.ply,
-                    m.seat,
+                    i64::from(m.seat),
                     m.player_id,
                     m.notation,
                     m.effect,
