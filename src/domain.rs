@@ -5,7 +5,10 @@
 //!
 //! Promises: a `Seat` is always a seat number a game can have (0 to 7, as
 //! the rules count them); a `GameStatus` round-trips through its stored and
-//! wire spelling (`open`, `active`, `finished`, `aborted`).
+//! wire spelling (`open`, `active`, `finished`, `aborted`). A `Seat` is an
+//! sqlx column type on every backend (a `BIGINT`), and a stored number that
+//! is no seat fails to decode; a stored status decodes through
+//! `TryFrom<String>`, and fails likewise.
 
 use std::fmt;
 use std::str::FromStr;
@@ -155,6 +158,42 @@ impl TryFrom<String> for GameStatus {
 
     fn try_from(s: String) -> Result<GameStatus, BadStatus> {
         s.parse()
+    }
+}
+
+/// Seats are stored as the integer they are numbered by; a stored number
+/// that is no seat fails to decode ([`BadSeat`]).
+impl<DB: sqlx::Database> sqlx::Type<DB> for Seat
+where
+    i64: sqlx::Type<DB>,
+{
+    fn type_info() -> DB::TypeInfo {
+        <i64 as sqlx::Type<DB>>::type_info()
+    }
+
+    fn compatible(ty: &DB::TypeInfo) -> bool {
+        <i64 as sqlx::Type<DB>>::compatible(ty)
+    }
+}
+
+impl<'r, DB: sqlx::Database> sqlx::Decode<'r, DB> for Seat
+where
+    i64: sqlx::Decode<'r, DB>,
+{
+    fn decode(value: DB::ValueRef<'r>) -> Result<Seat, sqlx::error::BoxDynError> {
+        Ok(Seat::try_from(<i64 as sqlx::Decode<'r, DB>>::decode(value)?)?)
+    }
+}
+
+impl<'q, DB: sqlx::Database> sqlx::Encode<'q, DB> for Seat
+where
+    i64: sqlx::Encode<'q, DB>,
+{
+    fn encode_by_ref(
+        &self,
+        buf: &mut DB::ArgumentBuffer<'q>,
+    ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
+        i64::from(*self).encode_by_ref(buf)
     }
 }
 

@@ -9,9 +9,9 @@ use common::Database;
 use futures_util::future::join_all;
 use serde_json::json;
 use std::sync::Arc;
-use tavoliere::domain::{GameStatus, Seat};
 
-use tavoliere::store::{self, Event, GameUpdate, NewGame, NewMove, Player, PlayerEvent, Store, StoreError};
+use tavoliere::domain::{GameStatus, Seat};
+use tavoliere::store::{self, Event, GameUpdate, NewGame, NewMove, NewPlayer, Player, PlayerEvent, Store, StoreError};
 
 const GAMES: usize = 120;
 
@@ -19,12 +19,23 @@ const GAMES: usize = 120;
 async fn alice_and_bob() -> (Database, Arc<dyn Store>, Player, Player) {
     let database = Database::new().await;
     let store = store::connect(&database.url).await.expect("store");
-    let alice = store
-        .create_player("alice", "alice", None, "x", 0)
-        .await
-        .expect("alice");
-    let bob = store.create_player("bob", "bob", None, "x", 0).await.expect("bob");
+    let alice = store.create_player(a_player("alice")).await.expect("alice");
+    let bob = store.create_player(a_player("bob")).await.expect("bob");
     (database, store, alice, bob)
+}
+
+fn a_player(name: &str) -> NewPlayer {
+    NewPlayer {
+        name: name.to_owned(),
+        name_key: name.to_owned(),
+        email: None,
+        password_hash: "x".to_owned(),
+        now: 0,
+    }
+}
+
+fn seat(n: i64) -> Seat {
+    Seat::try_from(n).expect("a seat")
 }
 
 /// A Gravity game with both seats taken, created by the first player.
@@ -52,7 +63,7 @@ fn a_move(id: i64, expected_seq: i64, ply: i64, players: (i64, i64)) -> GameUpda
         expected_seq,
         status: GameStatus::Active,
         ply,
-        to_move: Seat::new((ply % 2) as u8),
+        to_move: Some(seat(ply % 2)),
         outcome: None,
         draw_offer: 0,
         takeback_offer: 0,
@@ -60,7 +71,7 @@ fn a_move(id: i64, expected_seq: i64, ply: i64, players: (i64, i64)) -> GameUpda
         sit: Vec::new(),
         insert_move: Some(NewMove {
             ply,
-            seat: Seat::from(((ply - 1) % 2) as u8),
+            seat: seat((ply - 1) % 2),
             player_id: mover,
             notation: format!("a{ply}"),
             effect: None,

@@ -5,7 +5,7 @@
 
 use crate::clock::{Clock, ClockState, ClockView, Pause, TimeControl};
 use crate::domain::{GameStatus, Seat};
-use crate::store::{GameRecord, PlayerEvent};
+use crate::store::{DeadlineChange, GameRecord, PlayerEvent, Reminder};
 use crate::views::timestamp;
 
 use super::commit::Progress;
@@ -94,7 +94,12 @@ impl Games {
                 if row.deadline != Some(deadline) {
                     // Stale after a vacation: store the real one.
                     self.store
-                        .set_deadline(id, row.event_seq, Some(deadline), row.reminder_at)
+                        .set_deadline(DeadlineChange {
+                            game_id: id,
+                            expected_seq: row.event_seq,
+                            deadline: Some(deadline),
+                            reminder_at: row.reminder_at,
+                        })
                         .await?;
                 }
                 return Ok(false);
@@ -142,7 +147,13 @@ impl Games {
             deadline_at: timestamp(deadline),
         };
         let event: PlayerEvent = notice.to(player_id);
-        Ok(self.store.send_reminder(id, row.event_seq, event, now).await?)
+        let reminder = Reminder {
+            game_id: id,
+            expected_seq: row.event_seq,
+            event,
+            now,
+        };
+        Ok(self.store.send_reminder(reminder).await?)
     }
 
     /// Recomputes the deadlines of every game waiting for `player_id`
@@ -163,7 +174,12 @@ impl Games {
             // Losing a race here is harmless: the writer that won scheduled
             // the game itself.
             self.store
-                .set_deadline(id, record.row.event_seq, progress.update.deadline, reminder)
+                .set_deadline(DeadlineChange {
+                    game_id: id,
+                    expected_seq: record.row.event_seq,
+                    deadline: progress.update.deadline,
+                    reminder_at: reminder,
+                })
                 .await?;
         }
         Ok(())

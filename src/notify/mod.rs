@@ -29,7 +29,7 @@ use serde_json::{json, Value};
 use utoipa::ToSchema;
 
 use crate::games::{now, Games};
-use crate::store::{DeliveryRow, NewDelivery, NotifySettings, Outbox, Player, Store};
+use crate::store::{DeliveryRow, NewDelivery, NotifySettings, Outbox, Player, Settlement, Store};
 use email::{Mail, Mailer};
 use webhook::WebhookUrl;
 
@@ -388,28 +388,28 @@ impl Notifier {
     ) -> Result<(), crate::store::StoreError> {
         let now = now();
         let attempts = row.attempts + 1;
-        match result {
-            Ok(None) => self.store.settle_delivery(row.id, "sent", now, None, now).await,
-            Ok(Some(reason)) => {
-                self.store
-                    .settle_delivery(row.id, "skipped", now, Some(&reason), now)
-                    .await
-            }
+        let (status, next_attempt_at, error) = match result {
+            Ok(None) => ("sent", now, None),
+            Ok(Some(reason)) => ("skipped", now, Some(reason)),
             Err(error) => {
                 tracing::info!(delivery = row.id, channel = %row.channel, attempts, %error, "delivery failed");
                 if attempts >= i64::from(self.config.notify_attempts) {
-                    self.store
-                        .settle_delivery(row.id, "failed", now, Some(&error), now)
-                        .await
+                    ("failed", now, Some(error))
                 } else {
                     let base = i64::try_from(self.config.notify_retry_ms).unwrap_or(i64::MAX / 4);
                     let backoff = base.saturating_mul(1i64 << (attempts - 1).clamp(0, 20));
-                    self.store
-                        .settle_delivery(row.id, "pending", now.saturating_add(backoff), Some(&error), now)
-                        .await
+                    ("pending", now.saturating_add(backoff), Some(error))
                 }
             }
-        }
+        };
+        let settlement = Settlement {
+            id: row.id,
+            status,
+            next_attempt_at,
+            error,
+            now,
+        };
+        self.store.settle_delivery(settlement).await
     }
 
     async fn event_of(&self, row: &DeliveryRow) -> Result<(Player, crate::store::EventRow), String> {

@@ -15,7 +15,7 @@ use super::settings::{self, SettingsChange};
 use super::tokens::{new_token, token_hash};
 use super::{Me, PlayerError, Players, Result};
 use crate::games::now;
-use crate::store::{AccountUpdate, Player, StoreError};
+use crate::store::{NewPassword, NewPlayer, NewToken, Player, PlayerChange, StoreError};
 
 pub const MAX_NAME_LEN: usize = 32;
 pub const MIN_PASSWORD_LEN: usize = 8;
@@ -180,7 +180,13 @@ impl Players {
         let email = email.map(Email::into_inner);
         let player = self
             .store
-            .create_player(name.as_str(), &name.key(), email.as_deref(), &hash, now())
+            .create_player(NewPlayer {
+                name: name.as_str().to_owned(),
+                name_key: name.key(),
+                email,
+                password_hash: hash,
+                now: now(),
+            })
             .await
             .map_err(|e| match e {
                 StoreError::Unique => PlayerError::NameTaken(name.to_string()),
@@ -195,20 +201,26 @@ impl Players {
         if name.len() > MAX_LOOKUP_LEN || too_long_to_check(&password) {
             return Err(PlayerError::BadCredentials);
         }
-        let (player, hash) = self
+        let credentials = self
             .store
             .credentials(&name_key(name))
             .await?
             .ok_or(PlayerError::BadCredentials)?;
-        if !verify_password(password, hash).await? {
+        if !verify_password(password, credentials.password_hash).await? {
             return Err(PlayerError::BadCredentials);
         }
-        self.open_session(&player).await
+        self.open_session(&credentials.player).await
     }
 
     async fn open_session(&self, player: &Player) -> Result<Token> {
         let token = new_token();
-        self.store.insert_token(&token_hash(&token), player.id, now()).await?;
+        self.store
+            .insert_token(NewToken {
+                token_hash: token_hash(&token),
+                player_id: player.id,
+                now: now(),
+            })
+            .await?;
         Ok(Token(token))
     }
 
@@ -267,11 +279,13 @@ impl Players {
         let new_secret = settings.webhook.as_ref().and_then(|(_, secret)| secret.clone());
         let player = self
             .store
-            .update_account(AccountUpdate {
-                player_id: session.player.id,
+            .update_player(PlayerChange {
+                id: session.player.id,
                 email,
-                password_hash,
-                kept_token: session.token_hash.clone(),
+                password: password_hash.map(|hash| NewPassword {
+                    hash,
+                    kept_token: session.token_hash.clone(),
+                }),
                 settings,
             })
             .await?
@@ -284,12 +298,12 @@ impl Players {
     async fn new_password_hash(&self, player: &Player, password: String, current: Option<String>) -> Result<String> {
         let password: Password = password.parse()?;
         let current = current.ok_or(PlayerError::CurrentPasswordMissing)?;
-        let (_, hash) = self
+        let credentials = self
             .store
             .credentials(&name_key(&player.name))
             .await?
             .ok_or(PlayerError::NoSuchPlayer)?;
-        if too_long_to_check(&current) || !verify_password(current, hash).await? {
+        if too_long_to_check(&current) || !verify_password(current, credentials.password_hash).await? {
             return Err(PlayerError::WrongPassword);
         }
         Ok(hash_password(password).await?)

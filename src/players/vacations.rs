@@ -11,7 +11,7 @@
 
 use super::{Me, PlayerError, Players, Result};
 use crate::games::now;
-use crate::store::{Player, StoreError};
+use crate::store::{NewVacation, Player, StoreError};
 
 /// A client's clock may be this far behind ours.
 const START_SLACK_MS: i64 = 60_000;
@@ -141,7 +141,11 @@ impl Players {
         let vacations = self.vacations(player.id).await?;
         let planned = self.config.allowance().plan(&vacations, request, now())?;
         self.store
-            .add_vacation(player.id, planned.start, planned.end)
+            .add_vacation(NewVacation {
+                player_id: player.id,
+                starts_at: planned.start,
+                ends_at: planned.end,
+            })
             .await
             .map_err(|e| match e {
                 StoreError::Unique => VacationRefused::StartTaken.into(),

@@ -177,8 +177,8 @@ impl GroupCommit {
         self.sender
             .send(Pending { change, done })
             .await
-            .map_err(|_| StoreError::Db(sqlx::Error::PoolClosed))?;
-        answer.await.map_err(|_| StoreError::Db(sqlx::Error::PoolClosed))?
+            .map_err(|_| StoreError::from(sqlx::Error::PoolClosed))?;
+        answer.await.map_err(|_| StoreError::from(sqlx::Error::PoolClosed))?
     }
 
     /// Creates a game; its id once committed.

@@ -1,7 +1,14 @@
 //! The statements that write games, shared by the PostgreSQL writer (sqlx)
 //! and the SQLite writer (rusqlite). Parameters are numbered `$n` in the
 //! order they appear, which both databases and both drivers bind by
-//! position.
+//! position. [`insert_player_events`] runs two of them for the sqlx side
+//! (PostgreSQL's writer, and the reminders sent outside the writers).
+
+use serde_json::Value;
+use sqlx::{Database, Executor, IntoArguments, Transaction};
+
+use super::backend::{Decoded, Param};
+use super::PlayerEvent;
 
 /// Guarded update of a game's row: matches nothing when the game is no
 /// longer at the expected event number (`$13`).
@@ -39,3 +46,39 @@ pub const MOVE_NOTIFY_CURSOR: &str = "UPDATE players SET notify_seq = $1 WHERE i
 pub const INSERT_DELIVERY: &str = "INSERT INTO deliveries (player_id, event_seq, channel, kind, status, attempts, \
      next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, 'pending', 0, $5, $6, $6) \
      ON CONFLICT (player_id, event_seq, channel) DO NOTHING";
+
+/// Numbers and stores player events inside `tx`, each payload naming its
+/// game. Players are locked in id order so two transactions cannot deadlock.
+pub async fn insert_player_events<DB>(
+    tx: &mut Transaction<'_, DB>,
+    game_id: i64,
+    events: &[PlayerEvent],
+    now: i64,
+) -> Result<(), sqlx::Error>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'q> i64: Param<'q, DB>,
+    for<'q> &'q str: Param<'q, DB>,
+    Value: for<'q> Param<'q, DB>,
+    (i64,): Decoded<DB>,
+{
+    let mut events: Vec<&PlayerEvent> = events.iter().collect();
+    events.sort_by_key(|e| e.player_id);
+    for event in events {
+        let seq: i64 = sqlx::query_scalar(NEXT_PLAYER_EVENT)
+            .bind(event.player_id)
+            .fetch_one(&mut **tx)
+            .await?;
+        sqlx::query(INSERT_PLAYER_EVENT)
+            .bind(event.player_id)
+            .bind(seq)
+            .bind(event.kind)
+            .bind(event.payload_in(game_id))
+            .bind(now)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}

@@ -1,9 +1,11 @@
 //! PostgreSQL's writer for plain updates: a batch's updates that can be
-//! written with one statement per table, and the rows they add.
+//! written with one statement per table, the rows they add, and those
+//! statements.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
+use sqlx::{Postgres, Transaction};
 
 use crate::store::group_commit::Change;
 use crate::store::{Event, GameUpdate, NewMove, StoreError, StoreResult};
@@ -14,7 +16,7 @@ use crate::store::{Event, GameUpdate, NewMove, StoreError, StoreResult};
 /// the batch) and the rest (creations among them), written one by one
 /// after them, in order.
 pub fn split_plain(batch: &[Change]) -> (Vec<usize>, Vec<usize>) {
-    let mut seen = std::collections::HashSet::with_capacity(batch.len());
+    let mut seen = HashSet::with_capacity(batch.len());
     let (mut plain, mut rest) = (Vec::with_capacity(batch.len()), Vec::new());
     for (i, change) in batch.iter().enumerate() {
         let is_plain = match change {
@@ -101,4 +103,149 @@ pub struct NumberedPlayerEvent {
     pub kind: &'static str,
     pub payload: Value,
     pub created_at: i64,
+}
+
+/// Writes plain updates (see [`split_plain`]) with one statement per table,
+/// however many: the guarded update of the games first, then the rows of the
+/// updates it let through. Returns the ids of the games updated. The rows
+/// travel as arrays, so each statement's text is the same whatever the
+/// batch's size, and it is parsed and planned once per connection.
+pub async fn write(tx: &mut Transaction<'_, Postgres>, batch: &[&GameUpdate]) -> StoreResult<HashSet<i64>> {
+    if batch.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let applied = update_games(tx, batch).await?;
+    let through: Vec<&GameUpdate> = batch.iter().copied().filter(|u| applied.contains(&u.id)).collect();
+    let rows = PlainRows::of(&through);
+    if !rows.moves.is_empty() {
+        insert_moves(tx, &rows.moves).await?;
+    }
+    if !rows.events.is_empty() {
+        insert_game_events(tx, &rows.events).await?;
+    }
+    if !rows.shares.is_empty() {
+        insert_player_events(tx, &rows, &through).await?;
+    }
+    Ok(applied)
+}
+
+/// The guarded update of every game of the batch; the ids it matched.
+async fn update_games(tx: &mut Transaction<'_, Postgres>, batch: &[&GameUpdate]) -> StoreResult<HashSet<i64>> {
+    let column = |f: fn(&GameUpdate) -> i64| batch.iter().map(|u| f(u)).collect::<Vec<i64>>();
+    Ok(sqlx::query_scalar::<_, i64>(
+        "UPDATE games SET status = v.status, ply = v.ply, to_move = v.to_move, outcome = v.outcome, \
+         draw_offer = v.draw_offer, takeback_offer = v.takeback_offer, event_seq = v.event_seq, \
+         updated_at = v.updated_at, clock = v.clock, deadline = v.deadline, reminder_at = v.reminder_at \
+         FROM UNNEST($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::jsonb[], \
+         $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::jsonb[], $12::bigint[], $13::bigint[]) \
+         AS v (id, expected, status, ply, to_move, outcome, draw_offer, takeback_offer, event_seq, updated_at, \
+         clock, deadline, reminder_at) \
+         WHERE games.id = v.id AND games.event_seq = v.expected RETURNING games.id",
+    )
+    .bind(column(|u| u.id))
+    .bind(column(|u| u.expected_seq))
+    .bind(batch.iter().map(|u| u.status.as_str()).collect::<Vec<&str>>())
+    .bind(column(|u| u.ply))
+    .bind(
+        batch
+            .iter()
+            .map(|u| u.to_move.map(i64::from))
+            .collect::<Vec<Option<i64>>>(),
+    )
+    .bind(batch.iter().map(|u| u.outcome.clone()).collect::<Vec<Option<Value>>>())
+    .bind(column(|u| u.draw_offer))
+    .bind(column(|u| u.takeback_offer))
+    .bind(column(|u| u.expected_seq + u.events.len() as i64))
+    .bind(column(|u| u.now))
+    .bind(batch.iter().map(|u| u.clock.clone()).collect::<Vec<Option<Value>>>())
+    .bind(batch.iter().map(|u| u.deadline).collect::<Vec<Option<i64>>>())
+    .bind(batch.iter().map(|u| u.reminder_at).collect::<Vec<Option<i64>>>())
+    .fetch_all(&mut **tx)
+    .await
+    .map_err(StoreError::from_write)?
+    .into_iter()
+    .collect())
+}
+
+async fn insert_game_events(
+    tx: &mut Transaction<'_, Postgres>,
+    events: &[(&GameUpdate, i64, &Event)],
+) -> StoreResult<()> {
+    sqlx::query(
+        "INSERT INTO game_events (game_id, seq, kind, payload, created_at) \
+         SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::text[], $4::jsonb[], $5::bigint[])",
+    )
+    .bind(events.iter().map(|(u, _, _)| u.id).collect::<Vec<i64>>())
+    .bind(events.iter().map(|(_, seq, _)| *seq).collect::<Vec<i64>>())
+    .bind(events.iter().map(|(_, _, e)| e.kind).collect::<Vec<&str>>())
+    .bind(events.iter().map(|(_, _, e)| e.payload.clone()).collect::<Vec<Value>>())
+    .bind(events.iter().map(|(u, _, _)| u.now).collect::<Vec<i64>>())
+    .execute(&mut **tx)
+    .await
+    .map_err(StoreError::from_write)?;
+    Ok(())
+}
+
+async fn insert_moves(tx: &mut Transaction<'_, Postgres>, moves: &[(&GameUpdate, &NewMove)]) -> StoreResult<()> {
+    sqlx::query(
+        "INSERT INTO moves (game_id, ply, seat, player_id, notation, effect, message, created_at) \
+         SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], \
+         $6::text[], $7::text[], $8::bigint[])",
+    )
+    .bind(moves.iter().map(|(u, _)| u.id).collect::<Vec<i64>>())
+    .bind(moves.iter().map(|(_, m)| m.ply).collect::<Vec<i64>>())
+    .bind(moves.iter().map(|(_, m)| i64::from(m.seat)).collect::<Vec<i64>>())
+    .bind(moves.iter().map(|(_, m)| m.player_id).collect::<Vec<i64>>())
+    .bind(moves.iter().map(|(_, m)| m.notation.as_str()).collect::<Vec<&str>>())
+    .bind(
+        moves
+            .iter()
+            .map(|(_, m)| m.effect.as_deref())
+            .collect::<Vec<Option<&str>>>(),
+    )
+    .bind(
+        moves
+            .iter()
+            .map(|(_, m)| m.message.as_deref())
+            .collect::<Vec<Option<&str>>>(),
+    )
+    .bind(moves.iter().map(|(u, _)| u.now).collect::<Vec<i64>>())
+    .execute(&mut **tx)
+    .await
+    .map_err(StoreError::from_write)?;
+    Ok(())
+}
+
+async fn insert_player_events(
+    tx: &mut Transaction<'_, Postgres>,
+    rows: &PlainRows<'_>,
+    through: &[&GameUpdate],
+) -> StoreResult<()> {
+    // Each player's stream is numbered by a counter on their row:
+    // one statement moves every counter by its player's share.
+    let counters: HashMap<i64, i64> = sqlx::query_as::<_, (i64, i64)>(
+        "UPDATE players SET event_seq = players.event_seq + c.n \
+         FROM UNNEST($1::bigint[], $2::bigint[]) AS c (id, n) WHERE players.id = c.id \
+         RETURNING players.id, players.event_seq",
+    )
+    .bind(rows.shares.keys().copied().collect::<Vec<i64>>())
+    .bind(rows.shares.values().copied().collect::<Vec<i64>>())
+    .fetch_all(&mut **tx)
+    .await?
+    .into_iter()
+    .collect();
+    let numbered = rows.player_events(through, &counters)?;
+    sqlx::query(
+        "INSERT INTO player_events (player_id, seq, kind, payload, created_at) \
+         SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::text[], $4::jsonb[], $5::bigint[])",
+    )
+    .bind(numbered.iter().map(|e| e.player_id).collect::<Vec<i64>>())
+    .bind(numbered.iter().map(|e| e.seq).collect::<Vec<i64>>())
+    .bind(numbered.iter().map(|e| e.kind).collect::<Vec<&str>>())
+    .bind(numbered.iter().map(|e| e.payload.clone()).collect::<Vec<Value>>())
+    .bind(numbered.iter().map(|e| e.created_at).collect::<Vec<i64>>())
+    .execute(&mut **tx)
+    .await
+    .map_err(StoreError::from_write)?;
+    Ok(())
 }

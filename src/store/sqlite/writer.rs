@@ -192,9 +192,7 @@ fn notify(tx: &Transaction, outboxes: &[Outbox], now: i64) -> ChangeResult<usize
 }
 
 fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
-    let full = game.seats.iter().all(|(player, _)| player.is_some());
-    let status = if full { "active" } else { "open" };
-    let to_move: Option<i64> = full.then_some(0);
+    let (status, to_move) = game.starts_as();
     let id: i64 = tx
         .prepare_cached(sql::INSERT_GAME)
         .and_then(|mut statement| {
@@ -202,9 +200,9 @@ fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
                 params![
                     game.game,
                     game.variant,
-                    status,
+                    status.as_str(),
                     game.public,
-                    to_move,
+                    to_move.map(i64::from),
                     game.events.len() as i64,
                     game.created_by,
                     game.now,

@@ -1,20 +1,49 @@
 //! The SQLite backend: the embedded default. WAL journal with
 //! `synchronous = FULL` so a committed move survives a power cut, and a busy
-//! timeout so concurrent writers wait for the single write lock.
+//! timeout so concurrent writers wait for the single write lock. Games are
+//! written by `writer.rs` on a thread of its own; this process's other
+//! writes take turns with it through one [`WriteGate`].
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use tokio::sync::{mpsc, Mutex, MutexGuard};
 
+use super::announce::Announcement;
+use super::backend::{Backend, Core};
 use super::group_commit::GroupCommit;
 
 mod writer;
 
 pub struct SqliteStore {
-    pool: SqlitePool,
-    commits: GroupCommit,
-    gate: super::WriteGate,
+    core: Core<sqlx::Sqlite>,
+    gate: WriteGate,
+}
+
+/// Serialises this process's write transactions on SQLite, which has one
+/// writer at a time: waiting here is a wake-up the moment the other writer
+/// is done, where SQLite's busy handler would sleep in steps of up to
+/// 100 ms, holding up a whole batch of moves behind, say, a game's creation.
+#[derive(Clone, Default)]
+struct WriteGate(Arc<Mutex<()>>);
+
+impl Backend for SqliteStore {
+    type DB = sqlx::Sqlite;
+
+    fn core(&self) -> &Core<sqlx::Sqlite> {
+        &self.core
+    }
+
+    async fn write_turn(&self) -> Option<MutexGuard<'_, ()>> {
+        Some(self.gate.0.lock().await)
+    }
+
+    /// SQLite announces nothing to other processes.
+    fn announcements(&self) -> Option<mpsc::Receiver<Vec<Announcement>>> {
+        None
+    }
 }
 
 impl SqliteStore {
@@ -38,25 +67,20 @@ impl SqliteStore {
             .connect_with(options.clone())
             .await?;
         sqlx::migrate!("migrations/sqlite").run(&pool).await?;
-        let gate = super::WriteGate::one_writer();
+        let gate = WriteGate::default();
         let mut writer = writer::Writer::new(options.get_filename().to_owned());
         let turns = gate.clone();
         let commits = GroupCommit::spawn_thread(move |batch| {
             // Taking turns with this process's other writers.
-            let _turn = turns.blocking_enter();
+            let _turn = turns.0.blocking_lock();
             writer.commit(&batch)
         })
         .map_err(sqlx::Error::Io)?;
-        Ok(SqliteStore { pool, commits, gate })
+        let core = Core {
+            name: "sqlite",
+            pool,
+            commits,
+        };
+        Ok(SqliteStore { core, gate })
     }
 }
-
-impl SqliteStore {
-    /// SQLite announces nothing to other processes.
-    fn announcement_feed(&self) -> Option<tokio::sync::mpsc::Receiver<Vec<super::announce::Announcement>>> {
-        None
-    }
-}
-
-super::impl_store!(SqliteStore, sqlx::Sqlite, "sqlite");
-super::notify::impl_notify_store!(SqliteStore, sqlx::Sqlite);

@@ -1,0 +1,66 @@
+//! What can go wrong in the store, in the store's own words: no HTTP here
+//! (`crate::error` maps these to responses).
+
+use std::sync::Arc;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The game changed since it was read: reload and decide again.
+    #[error("the game changed meanwhile")]
+    Conflict,
+    /// A unique constraint refused the write.
+    #[error("unique constraint violated")]
+    Unique,
+    /// A stored row is not what the schema promises (a status no game has,
+    /// a seat no table has): the database, not the request, is wrong.
+    #[error("a stored row does not decode: {0}")]
+    BadRow(sqlx::Error),
+    #[error(transparent)]
+    Db(sqlx::Error),
+    /// SQLite's game writer failed; shared by every change of the batch
+    /// that failed with it.
+    #[error("the SQLite writer failed: {0}")]
+    Writer(Arc<rusqlite::Error>),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(error: sqlx::Error) -> StoreError {
+        match error {
+            sqlx::Error::ColumnDecode { .. } | sqlx::Error::Decode(_) | sqlx::Error::ColumnNotFound(_) => {
+                StoreError::BadRow(error)
+            }
+            error => StoreError::Db(error),
+        }
+    }
+}
+
+impl StoreError {
+    /// A write's error: a unique violation is the request's fault.
+    pub(crate) fn from_write(error: sqlx::Error) -> StoreError {
+        match error.as_database_error() {
+            Some(e) if e.is_unique_violation() => StoreError::Unique,
+            _ => StoreError::from(error),
+        }
+    }
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decoding_failures_are_bad_rows_and_the_rest_database_errors() {
+        let decode = sqlx::Error::ColumnDecode {
+            index: "status".to_owned(),
+            source: "no".into(),
+        };
+        assert!(matches!(StoreError::from(decode), StoreError::BadRow(_)));
+        assert!(matches!(StoreError::from(sqlx::Error::PoolClosed), StoreError::Db(_)));
+        assert!(matches!(
+            StoreError::from_write(sqlx::Error::RowNotFound),
+            StoreError::Db(_)
+        ));
+    }
+}

@@ -1,0 +1,268 @@
+//! PostgreSQL's group-commit writer: the task of a one-thread runtime on a
+//! thread of its own, with a connection of its own kept across batches (its
+//! prepared statements stay warm). A batch's plain updates go in with one
+//! statement per table (`plain.rs`); the rest one by one after them, in the
+//! same transaction. When that transaction fails, each change is committed
+//! alone and meets its own fate.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+use sqlx::postgres::PgPool;
+use sqlx::{Postgres, Transaction};
+
+use super::plain;
+use crate::store::group_commit::{Change, Done, GroupCommit};
+use crate::store::{sql, Event, GameUpdate, NewGame, Outbox, StoreError, StoreResult};
+
+/// Writes `update` inside `tx`. `Ok(false)` when its guard
+/// refused it (the game is no longer at `expected_seq`) before
+/// anything was written, so the transaction may go on with other
+/// updates; any other failure leaves `tx` fit only for rollback.
+async fn apply_update(tx: &mut Transaction<'_, Postgres>, update: &GameUpdate) -> StoreResult<bool> {
+    let new_seq = update.expected_seq + update.events.len() as i64;
+    // The first statement locks the row: a concurrent writer that
+    // got there first leaves no row matching `event_seq`.
+    let changed = sqlx::query(sql::UPDATE_GAME)
+        .bind(update.status.as_str())
+        .bind(update.ply)
+        .bind(update.to_move)
+        .bind(&update.outcome)
+        .bind(update.draw_offer)
+        .bind(update.takeback_offer)
+        .bind(new_seq)
+        .bind(update.now)
+        .bind(&update.clock)
+        .bind(update.deadline)
+        .bind(update.reminder_at)
+        .bind(update.id)
+        .bind(update.expected_seq)
+        .execute(&mut **tx)
+        .await
+        .map_err(StoreError::from_write)?
+        .rows_affected();
+    if changed != 1 {
+        return Ok(false);
+    }
+    for (seat, player) in &update.sit {
+        let sat = sqlx::query(sql::SIT)
+            .bind(*player)
+            .bind(update.id)
+            .bind(*seat)
+            .execute(&mut **tx)
+            .await
+            .map_err(StoreError::from_write)?
+            .rows_affected();
+        if sat != 1 {
+            return Err(StoreError::Conflict);
+        }
+    }
+    if let Some(ply) = update.delete_move {
+        sqlx::query(sql::DELETE_MOVE)
+            .bind(update.id)
+            .bind(ply)
+            .execute(&mut **tx)
+            .await?;
+    }
+    if let Some(m) = &update.insert_move {
+        sqlx::query(sql::INSERT_MOVE)
+            .bind(update.id)
+            .bind(m.ply)
+            .bind(m.seat)
+            .bind(m.player_id)
+            .bind(&m.notation)
+            .bind(&m.effect)
+            .bind(&m.message)
+            .bind(update.now)
+            .execute(&mut **tx)
+            .await
+            .map_err(StoreError::from_write)?;
+    }
+    insert_game_events(tx, update.id, update.expected_seq + 1, &update.events, update.now)
+        .await
+        .map_err(StoreError::from_write)?;
+    sql::insert_player_events(tx, update.id, &update.player_events, update.now).await?;
+    Ok(true)
+}
+
+/// Commits a batch of updates, together when it can. Returns one
+/// final result per update, in order, and how many transactions
+/// it took.
+async fn commit_batch(
+    pool: &PgPool,
+    writer: &mut Option<sqlx::PgConnection>,
+    backend: &AtomicU32,
+    batch: Vec<Change>,
+) -> (Vec<StoreResult<Done>>, u64) {
+    match commit_together(pool, writer, backend, &batch).await {
+        Ok(results) => return (results, 1),
+        // Rare: a constraint or the database refused the
+        // transaction. Alone, each update meets its own fate.
+        Err(error) => {
+            tracing::warn!(%error, updates = batch.len(), "group commit failed; committing one by one");
+            // The connection may be what failed: the next batch
+            // opens another.
+            *writer = None;
+        }
+    }
+    let mut results = Vec::with_capacity(batch.len());
+    for change in &batch {
+        results.push(commit_alone(pool, change).await);
+    }
+    (results, batch.len() as u64)
+}
+
+/// Writes a batch in one transaction on the writer's own
+/// connection, kept across batches: its prepared statements stay
+/// warm.
+async fn commit_together(
+    pool: &PgPool,
+    writer: &mut Option<sqlx::PgConnection>,
+    backend: &AtomicU32,
+    batch: &[Change],
+) -> StoreResult<Vec<StoreResult<Done>>> {
+    use sqlx::{ConnectOptions, Connection};
+    let connection = match writer {
+        Some(connection) => connection,
+        None => {
+            let mut connection = pool.connect_options().connect().await?;
+            let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+                .fetch_one(&mut connection)
+                .await?;
+            backend.store(pid.unsigned_abs(), Ordering::Relaxed);
+            writer.insert(connection)
+        }
+    };
+    let mut tx = connection.begin().await?;
+    let (plain, rest) = plain::split_plain(batch);
+    let mut results: Vec<StoreResult<Done>> = batch.iter().map(|_| Err(StoreError::Conflict)).collect();
+    let plain_updates: Vec<&GameUpdate> = plain
+        .iter()
+        .filter_map(|&i| match &batch[i] {
+            Change::Update(update) => Some(update),
+            Change::Create(_) | Change::Notify(..) => None,
+        })
+        .collect();
+    let applied = plain::write(&mut tx, &plain_updates).await?;
+    for (&i, update) in plain.iter().zip(&plain_updates) {
+        if applied.contains(&update.id) {
+            results[i] = Ok(Done::Updated);
+        }
+    }
+    for i in rest {
+        if let Some(done) = apply_change(&mut tx, &batch[i]).await? {
+            results[i] = Ok(done);
+        }
+    }
+    tx.commit().await?;
+    Ok(results)
+}
+
+async fn commit_alone(pool: &PgPool, change: &Change) -> StoreResult<Done> {
+    let mut tx = pool.begin().await?;
+    let done = apply_change(&mut tx, change).await?.ok_or(StoreError::Conflict)?;
+    tx.commit().await?;
+    Ok(done)
+}
+
+/// Writes one change inside `tx`; `None` when its guard refused it.
+async fn apply_change(tx: &mut Transaction<'_, Postgres>, change: &Change) -> StoreResult<Option<Done>> {
+    Ok(match change {
+        Change::Create(game) => Some(Done::Created(apply_create(tx, game).await?)),
+        Change::Update(update) => apply_update(tx, update).await?.then_some(Done::Updated),
+        Change::Notify(outboxes, now) => Some(Done::Notified(apply_notify(tx, outboxes, *now).await?)),
+    })
+}
+
+async fn insert_game_events(
+    tx: &mut Transaction<'_, Postgres>,
+    game_id: i64,
+    first_seq: i64,
+    events: &[Event],
+    now: i64,
+) -> Result<(), sqlx::Error> {
+    for (seq, event) in (first_seq..).zip(events) {
+        sqlx::query(sql::INSERT_GAME_EVENT)
+            .bind(game_id)
+            .bind(seq)
+            .bind(event.kind)
+            .bind(&event.payload)
+            .bind(now)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
+/// Moves players' notification cursors and creates their deliveries
+/// inside `tx`; how many cursors moved.
+async fn apply_notify(tx: &mut Transaction<'_, Postgres>, outboxes: &[Outbox], now: i64) -> StoreResult<usize> {
+    let mut moved = 0;
+    for outbox in outboxes {
+        let cursor = sqlx::query(sql::MOVE_NOTIFY_CURSOR)
+            .bind(outbox.to)
+            .bind(outbox.player_id)
+            .bind(outbox.from)
+            .execute(&mut **tx)
+            .await?;
+        if cursor.rows_affected() != 1 {
+            continue;
+        }
+        moved += 1;
+        for d in &outbox.deliveries {
+            sqlx::query(sql::INSERT_DELIVERY)
+                .bind(outbox.player_id)
+                .bind(d.event_seq)
+                .bind(d.channel)
+                .bind(&d.kind)
+                .bind(d.due_at)
+                .bind(now)
+                .execute(&mut **tx)
+                .await
+                .map_err(StoreError::from_write)?;
+        }
+    }
+    Ok(moved)
+}
+
+/// Writes a new game inside `tx`; its id.
+async fn apply_create(tx: &mut Transaction<'_, Postgres>, game: &NewGame) -> StoreResult<i64> {
+    let (status, to_move) = game.starts_as();
+    let events = game.events.len() as i64;
+    let id: i64 = sqlx::query_scalar(sql::INSERT_GAME)
+        .bind(&game.game)
+        .bind(&game.variant)
+        .bind(status.as_str())
+        .bind(game.public)
+        .bind(to_move)
+        .bind(events)
+        .bind(game.created_by)
+        .bind(game.now)
+        .bind(&game.time_control)
+        .fetch_one(&mut **tx)
+        .await
+        .map_err(StoreError::from_write)?;
+    for (seat, (player, invitee)) in game.seats.iter().enumerate() {
+        sqlx::query(sql::INSERT_SEAT)
+            .bind(id)
+            .bind(seat as i64)
+            .bind(*player)
+            .bind(*invitee)
+            .execute(&mut **tx)
+            .await
+            .map_err(StoreError::from_write)?;
+    }
+    insert_game_events(tx, id, 1, &game.events, game.now).await?;
+    sql::insert_player_events(tx, id, &game.player_events, game.now).await?;
+    Ok(id)
+}
+
+/// The writer of this store's group commit, on a thread of its own.
+/// PostgreSQL locks rows, so nothing else in this process waits for it.
+pub(super) fn group_commit(pool: &PgPool, backend: Arc<AtomicU32>) -> std::io::Result<GroupCommit> {
+    let pool = pool.clone();
+    let writer = Arc::new(tokio::sync::Mutex::new(None));
+    GroupCommit::spawn_runtime_thread(move |batch| {
+        let (pool, writer, backend) = (pool.clone(), writer.clone(), backend.clone());
+        async move { commit_batch(&pool, &mut *writer.lock().await, &backend, batch).await }
+    })
+}

@@ -1,0 +1,118 @@
+//! Rows as the shared statements read them, where a row is not already a
+//! model: each turns into its model, or into an error when the stored
+//! values break the schema's promises.
+
+use super::{SeatRow, StoreError};
+use crate::domain::Seat;
+
+/// A seat joined with the names of whoever sits there and whoever it is
+/// reserved for.
+#[derive(Debug, sqlx::FromRow)]
+pub struct SeatRecord {
+    pub seat: Seat,
+    pub player_id: Option<i64>,
+    pub player_name: Option<String>,
+    pub invitee_id: Option<i64>,
+    pub invitee_name: Option<String>,
+}
+
+/// The columns of a [`SeatRecord`] for the game `$1`, in seat order.
+pub const SEATS_OF_GAME: &str = "SELECT s.seat, s.player_id, p.name AS player_name, s.invitee_id, \
+     i.name AS invitee_name FROM seats s \
+     LEFT JOIN players p ON p.id = s.player_id \
+     LEFT JOIN players i ON i.id = s.invitee_id \
+     WHERE s.game_id = $1 ORDER BY s.seat";
+
+impl TryFrom<SeatRecord> for SeatRow {
+    type Error = StoreError;
+
+    fn try_from(row: SeatRecord) -> Result<SeatRow, StoreError> {
+        Ok(SeatRow {
+            seat: row.seat,
+            player: named(row.player_id, row.player_name)?,
+            invitee: named(row.invitee_id, row.invitee_name)?,
+        })
+    }
+}
+
+/// A player joined by id: the join finds their name, or the row is broken.
+fn named(id: Option<i64>, name: Option<String>) -> Result<Option<(i64, String)>, StoreError> {
+    match (id, name) {
+        (Some(id), Some(name)) => Ok(Some((id, name))),
+        (None, _) => Ok(None),
+        (Some(id), None) => Err(StoreError::BadRow(sqlx::Error::Decode(
+            format!("a seat names player {id}, who does not exist").into(),
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sqlx::sqlite::SqlitePoolOptions;
+
+    use super::*;
+    use crate::domain::GameStatus;
+    use crate::store::{GameRow, MoveRow};
+
+    fn seat(player: (Option<i64>, Option<&str>)) -> SeatRecord {
+        SeatRecord {
+            seat: Seat::FIRST,
+            player_id: player.0,
+            player_name: player.1.map(str::to_owned),
+            invitee_id: None,
+            invitee_name: None,
+        }
+    }
+
+    #[test]
+    fn a_seat_names_whoever_sits_there() {
+        let row = SeatRow::try_from(seat((Some(4), Some("ann")))).expect("a seat");
+        assert_eq!(row.player, Some((4, "ann".to_owned())));
+        assert_eq!(row.invitee, None);
+        assert!(SeatRow::try_from(seat((None, None))).expect("open").player.is_none());
+        let broken = SeatRow::try_from(seat((Some(4), None))).expect_err("no name");
+        assert!(matches!(broken, StoreError::BadRow(_)), "{broken}");
+    }
+
+    const GAME: &str = "SELECT 1 AS id, 'gravity' AS game, 'standard' AS variant, ?1 AS status, \
+         1 AS public, 0 AS ply, ?2 AS to_move, NULL AS outcome, 0 AS draw_offer, 0 AS takeback_offer, \
+         1 AS event_seq, 1 AS created_by, 0 AS created_at, 0 AS updated_at, NULL AS time_control, \
+         NULL AS clock, NULL AS deadline, NULL AS reminder_at";
+
+    /// Rows decode into the domain's words; a stored status or seat that
+    /// names none is an error of the store, not a panic.
+    #[tokio::test]
+    async fn stored_statuses_and_seats_decode_or_fail_cleanly() {
+        let pool = SqlitePoolOptions::new()
+            .connect("sqlite::memory:")
+            .await
+            .expect("sqlite");
+        let row: GameRow = sqlx::query_as(GAME)
+            .bind("active")
+            .bind(1_i64)
+            .fetch_one(&pool)
+            .await
+            .expect("a game");
+        assert_eq!((row.status, row.to_move), (GameStatus::Active, Some(Seat::from(1))));
+        for (status, to_move) in [("playing", 0_i64), ("open", 8)] {
+            let error = sqlx::query_as::<_, GameRow>(GAME)
+                .bind(status)
+                .bind(to_move)
+                .fetch_one(&pool)
+                .await
+                .expect_err("not a game");
+            assert!(
+                matches!(StoreError::from(error), StoreError::BadRow(_)),
+                "{status} {to_move}"
+            );
+        }
+        let error = sqlx::query_as::<_, MoveRow>(
+            "SELECT 1 AS ply, -1 AS seat, 1 AS player_id, 'ann' AS player_name, 'a1' AS notation, \
+             NULL AS effect, NULL AS message, 0 AS created_at",
+        )
+        .fetch_one(&pool)
+        .await
+        .expect_err("no seat");
+        assert!(matches!(StoreError::from(error), StoreError::BadRow(_)));
+    }
+}

@@ -1,0 +1,556 @@
+//! The stores' traits, implemented once for every [`Backend`]: both
+//! databases run these statements as they are (numbered `$n` parameters
+//! work in both). Each implementation's bounds list what its statements
+//! bind and read, so a backend whose driver lacks one fails to compile
+//! rather than to run. Games are read here and written through the
+//! backend's group-commit writer.
+
+use async_trait::async_trait;
+use serde_json::Value;
+use sqlx::{Database, Executor, IntoArguments};
+use tokio::sync::mpsc;
+
+use super::announce::Announcement;
+use super::backend::{Affected, Backend, Decoded, Param};
+use super::rows::{SeatRecord, SEATS_OF_GAME};
+use super::{
+    sql, ClockStore, CommitStats, Credentials, DeadlineChange, EventRow, GameFilter, GameRecord, GameRow, GameStore,
+    GameUpdate, MoveRow, NewGame, NewPlayer, NewToken, NewVacation, Player, PlayerChange, PlayerStore, Reminder,
+    SeatRow, Store, StoreError, StoreResult,
+};
+use super::{DeliveryRow, NotifySettings, NotifyStore, Outbox, Settlement, Waiting};
+use crate::domain::GameStatus;
+
+#[async_trait]
+impl<B> Store for B
+where
+    B: Backend + PlayerStore + GameStore + ClockStore + NotifyStore,
+    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
+{
+    fn backend(&self) -> &'static str {
+        self.core().name
+    }
+
+    async fn ping(&self) -> StoreResult<()> {
+        self.pool().execute("SELECT 1").await?;
+        Ok(())
+    }
+}
+
+const PLAYER: &str = "SELECT id, name, email, created_at FROM players";
+
+#[async_trait]
+impl<B> PlayerStore for B
+where
+    B: Backend,
+    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
+    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
+    for<'q> &'q str: Param<'q, B::DB>,
+    for<'q> Option<&'q str>: Param<'q, B::DB>,
+    for<'q> i64: Param<'q, B::DB>,
+    for<'q> bool: Param<'q, B::DB>,
+    for<'q> Option<bool>: Param<'q, B::DB>,
+    Option<Value>: for<'q> Param<'q, B::DB>,
+    Player: Decoded<B::DB>,
+    Credentials: Decoded<B::DB>,
+    EventRow: Decoded<B::DB>,
+    (i64,): Decoded<B::DB>,
+{
+    async fn create_player(&self, player: NewPlayer) -> StoreResult<Player> {
+        let _turn = self.write_turn().await;
+        sqlx::query_as(
+            "INSERT INTO players (name, name_key, email, password_hash, created_at) \
+             VALUES ($1, $2, $3, $4, $5) RETURNING id, name, email, created_at",
+        )
+        .bind(player.name.as_str())
+        .bind(player.name_key.as_str())
+        .bind(player.email.as_deref())
+        .bind(player.password_hash.as_str())
+        .bind(player.now)
+        .fetch_one(self.pool())
+        .await
+        .map_err(StoreError::from_write)
+    }
+
+    async fn credentials(&self, name_key: &str) -> StoreResult<Option<Credentials>> {
+        Ok(
+            sqlx::query_as("SELECT id, name, email, created_at, password_hash FROM players WHERE name_key = $1")
+                .bind(name_key)
+                .fetch_optional(self.pool())
+                .await?,
+        )
+    }
+
+    async fn player_by_name(&self, name_key: &str) -> StoreResult<Option<Player>> {
+        let query = format!("{PLAYER} WHERE name_key = $1");
+        Ok(sqlx::query_as(&query)
+            .bind(name_key)
+            .fetch_optional(self.pool())
+            .await?)
+    }
+
+    async fn player_by_id(&self, id: i64) -> StoreResult<Option<Player>> {
+        let query = format!("{PLAYER} WHERE id = $1");
+        Ok(sqlx::query_as(&query).bind(id).fetch_optional(self.pool()).await?)
+    }
+
+    async fn update_player(&self, change: PlayerChange) -> StoreResult<Option<Player>> {
+        let PlayerChange {
+            id,
+            email,
+            password,
+            settings,
+        } = change;
+        let webhook_set = settings.webhook.is_some();
+        let (webhook_url, webhook_secret) = settings.webhook.unwrap_or_default();
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool().begin().await?;
+        // A field is written when its flag (for the nullable ones) or its
+        // value (for the others) is there.
+        let changed: Option<Player> = sqlx::query_as(
+            "UPDATE players SET \
+             email = CASE WHEN $2 THEN $3 ELSE email END, \
+             password_hash = COALESCE($4, password_hash), \
+             notify = COALESCE($5, notify), \
+             webhook_url = CASE WHEN $6 THEN $7 ELSE webhook_url END, \
+             webhook_secret = CASE WHEN $6 THEN $8 ELSE webhook_secret END, \
+             digest = COALESCE($9, digest) \
+             WHERE id = $1 RETURNING id, name, email, created_at",
+        )
+        .bind(id)
+        .bind(email.is_some())
+        .bind(email.as_ref().and_then(|e| e.as_deref()))
+        .bind(password.as_ref().map(|p| p.hash.as_str()))
+        .bind(settings.notify)
+        .bind(webhook_set)
+        .bind(webhook_url.as_deref())
+        .bind(webhook_secret.as_deref())
+        .bind(settings.digest)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(password) = &password {
+            // Whoever else held a session may have known the old one.
+            sqlx::query("DELETE FROM tokens WHERE player_id = $1 AND token_hash <> $2")
+                .bind(id)
+                .bind(password.kept_token.as_str())
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(changed)
+    }
+
+    async fn insert_token(&self, token: NewToken) -> StoreResult<()> {
+        let _turn = self.write_turn().await;
+        sqlx::query("INSERT INTO tokens (token_hash, player_id, created_at) VALUES ($1, $2, $3)")
+            .bind(token.token_hash.as_str())
+            .bind(token.player_id)
+            .bind(token.now)
+            .execute(self.pool())
+            .await
+            .map_err(StoreError::from_write)?;
+        Ok(())
+    }
+
+    async fn player_by_token(&self, token_hash: &str) -> StoreResult<Option<Player>> {
+        Ok(sqlx::query_as(
+            "SELECT p.id, p.name, p.email, p.created_at FROM tokens t \
+             JOIN players p ON p.id = t.player_id WHERE t.token_hash = $1",
+        )
+        .bind(token_hash)
+        .fetch_optional(self.pool())
+        .await?)
+    }
+
+    async fn delete_token(&self, token_hash: &str) -> StoreResult<()> {
+        let _turn = self.write_turn().await;
+        sqlx::query("DELETE FROM tokens WHERE token_hash = $1")
+            .bind(token_hash)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    async fn delete_tokens(&self, player_id: i64) -> StoreResult<()> {
+        let _turn = self.write_turn().await;
+        sqlx::query("DELETE FROM tokens WHERE player_id = $1")
+            .bind(player_id)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    async fn player_events(&self, player_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>> {
+        Ok(sqlx::query_as(
+            "SELECT seq, kind, payload, created_at FROM player_events \
+             WHERE player_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+        )
+        .bind(player_id)
+        .bind(after)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    async fn player_event_seq(&self, player_id: i64) -> StoreResult<i64> {
+        let seq: Option<i64> = sqlx::query_scalar("SELECT event_seq FROM players WHERE id = $1")
+            .bind(player_id)
+            .fetch_optional(self.pool())
+            .await?;
+        Ok(seq.unwrap_or(0))
+    }
+}
+
+const GAME: &str = "SELECT g.id, g.game, g.variant, g.status, g.public, g.ply, g.to_move, g.outcome, \
+     g.draw_offer, g.takeback_offer, g.event_seq, g.created_by, g.created_at, g.updated_at, \
+     g.time_control, g.clock, g.deadline, g.reminder_at FROM games g";
+
+const MOVE: &str = "SELECT m.ply, m.seat, m.player_id, p.name AS player_name, m.notation, m.effect, \
+     m.message, m.created_at FROM moves m JOIN players p ON p.id = m.player_id";
+
+#[async_trait]
+impl<B> GameStore for B
+where
+    B: Backend,
+    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
+    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
+    for<'q> Option<i64>: Param<'q, B::DB>,
+    for<'q> Option<&'q str>: Param<'q, B::DB>,
+    for<'q> i64: Param<'q, B::DB>,
+    for<'q> &'q str: Param<'q, B::DB>,
+    GameRow: Decoded<B::DB>,
+    SeatRecord: Decoded<B::DB>,
+    MoveRow: Decoded<B::DB>,
+    EventRow: Decoded<B::DB>,
+{
+    async fn game(&self, id: i64) -> StoreResult<Option<GameRecord>> {
+        let query = format!("{GAME} WHERE g.id = $1");
+        let row: Option<GameRow> = sqlx::query_as(&query).bind(id).fetch_optional(self.pool()).await?;
+        let Some(row) = row else { return Ok(None) };
+        let seats = seats(self.pool(), id).await?;
+        Ok(Some(GameRecord { row, seats }))
+    }
+
+    async fn list_games(&self, filter: &GameFilter) -> StoreResult<Vec<GameRecord>> {
+        let query = format!(
+            "{GAME} WHERE \
+             (g.public OR EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id \
+                 AND (s.player_id = $1 OR s.invitee_id = $1))) \
+             AND ($2 IS NULL OR g.status = $2) \
+             AND ($3 IS NULL OR g.game = $3) \
+             AND ($4 IS NULL OR EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id \
+                 AND (s.player_id = $4 OR s.invitee_id = $4))) \
+             AND ($5 IS NULL OR (g.status = 'active' AND EXISTS (SELECT 1 FROM seats s \
+                 WHERE s.game_id = g.id AND s.seat = g.to_move AND s.player_id = $5))) \
+             AND ($6 IS NULL OR g.id < $6) \
+             ORDER BY g.id DESC LIMIT $7"
+        );
+        let rows: Vec<GameRow> = sqlx::query_as(&query)
+            .bind(filter.viewer)
+            .bind(filter.status.map(GameStatus::as_str))
+            .bind(filter.game.as_deref())
+            .bind(filter.player)
+            .bind(filter.turn_of)
+            .bind(filter.before)
+            .bind(filter.limit)
+            .fetch_all(self.pool())
+            .await?;
+        let mut games = Vec::with_capacity(rows.len());
+        for row in rows {
+            let seats = seats(self.pool(), row.id).await?;
+            games.push(GameRecord { row, seats });
+        }
+        Ok(games)
+    }
+
+    async fn moves(&self, game_id: i64, upto: Option<i64>) -> StoreResult<Vec<MoveRow>> {
+        let query = format!("{MOVE} WHERE m.game_id = $1 AND ($2 IS NULL OR m.ply <= $2) ORDER BY m.ply");
+        Ok(sqlx::query_as(&query)
+            .bind(game_id)
+            .bind(upto)
+            .fetch_all(self.pool())
+            .await?)
+    }
+
+    async fn move_at(&self, game_id: i64, ply: i64) -> StoreResult<Option<MoveRow>> {
+        let query = format!("{MOVE} WHERE m.game_id = $1 AND m.ply = $2");
+        Ok(sqlx::query_as(&query)
+            .bind(game_id)
+            .bind(ply)
+            .fetch_optional(self.pool())
+            .await?)
+    }
+
+    async fn create_game(&self, game: NewGame) -> StoreResult<i64> {
+        self.commits().create(game).await
+    }
+
+    async fn update_game(&self, update: GameUpdate) -> StoreResult<()> {
+        self.commits().update(update).await
+    }
+
+    fn commit_stats(&self) -> CommitStats {
+        self.commits().stats()
+    }
+
+    async fn game_events(&self, game_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>> {
+        Ok(sqlx::query_as(
+            "SELECT seq, kind, payload, created_at FROM game_events \
+             WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+        )
+        .bind(game_id)
+        .bind(after)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    fn announcements(&self) -> Option<mpsc::Receiver<Vec<Announcement>>> {
+        Backend::announcements(self)
+    }
+}
+
+/// The seats of a game, in order.
+async fn seats<DB>(pool: &sqlx::Pool<DB>, game_id: i64) -> StoreResult<Vec<SeatRow>>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'q> i64: Param<'q, DB>,
+    SeatRecord: Decoded<DB>,
+{
+    let rows: Vec<SeatRecord> = sqlx::query_as(SEATS_OF_GAME).bind(game_id).fetch_all(pool).await?;
+    rows.into_iter().map(SeatRow::try_from).collect()
+}
+
+#[async_trait]
+impl<B> ClockStore for B
+where
+    B: Backend,
+    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
+    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
+    for<'q> Option<i64>: Param<'q, B::DB>,
+    for<'q> i64: Param<'q, B::DB>,
+    for<'q> &'q str: Param<'q, B::DB>,
+    Value: for<'q> Param<'q, B::DB>,
+    (i64,): Decoded<B::DB>,
+    (i64, i64): Decoded<B::DB>,
+{
+    async fn due_deadlines(&self, now: i64, limit: i64) -> StoreResult<Vec<i64>> {
+        Ok(sqlx::query_scalar(
+            "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1 AND status = 'active' \
+             ORDER BY deadline LIMIT $2",
+        )
+        .bind(now)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    async fn due_reminders(&self, now: i64, limit: i64) -> StoreResult<Vec<i64>> {
+        Ok(sqlx::query_scalar(
+            "SELECT id FROM games WHERE reminder_at IS NOT NULL AND reminder_at <= $1 \
+             AND status = 'active' ORDER BY reminder_at LIMIT $2",
+        )
+        .bind(now)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    async fn send_reminder(&self, reminder: Reminder) -> StoreResult<bool> {
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool().begin().await?;
+        // Like `update_game`: the conditional write is the claim. A second
+        // process blocks on the row (or SQLite's write lock) and then finds
+        // no reminder pending.
+        let claimed = sqlx::query(
+            "UPDATE games SET reminder_at = NULL WHERE id = $1 AND event_seq = $2 \
+             AND reminder_at IS NOT NULL AND status = 'active'",
+        )
+        .bind(reminder.game_id)
+        .bind(reminder.expected_seq)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if claimed != 1 {
+            return Ok(false);
+        }
+        let events = std::slice::from_ref(&reminder.event);
+        sql::insert_player_events(&mut tx, reminder.game_id, events, reminder.now).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn set_deadline(&self, change: DeadlineChange) -> StoreResult<bool> {
+        let _turn = self.write_turn().await;
+        let changed = sqlx::query(
+            "UPDATE games SET deadline = $1, reminder_at = $2 WHERE id = $3 AND event_seq = $4 \
+             AND status = 'active'",
+        )
+        .bind(change.deadline)
+        .bind(change.reminder_at)
+        .bind(change.game_id)
+        .bind(change.expected_seq)
+        .execute(self.pool())
+        .await?
+        .rows_affected();
+        Ok(changed == 1)
+    }
+
+    async fn vacations(&self, player_id: i64) -> StoreResult<Vec<(i64, i64)>> {
+        Ok(
+            sqlx::query_as("SELECT starts_at, ends_at FROM vacations WHERE player_id = $1 ORDER BY starts_at")
+                .bind(player_id)
+                .fetch_all(self.pool())
+                .await?,
+        )
+    }
+
+    async fn add_vacation(&self, vacation: NewVacation) -> StoreResult<()> {
+        let _turn = self.write_turn().await;
+        sqlx::query("INSERT INTO vacations (player_id, starts_at, ends_at) VALUES ($1, $2, $3)")
+            .bind(vacation.player_id)
+            .bind(vacation.starts_at)
+            .bind(vacation.ends_at)
+            .execute(self.pool())
+            .await
+            .map_err(StoreError::from_write)?;
+        Ok(())
+    }
+
+    async fn end_vacations(&self, player_id: i64, now: i64) -> StoreResult<bool> {
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool().begin().await?;
+        let cancelled = sqlx::query("DELETE FROM vacations WHERE player_id = $1 AND starts_at >= $2")
+            .bind(player_id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        // Cut short, not removed: the clocks stood still until now.
+        let ended = sqlx::query("UPDATE vacations SET ends_at = $2 WHERE player_id = $1 AND ends_at > $2")
+            .bind(player_id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        tx.commit().await?;
+        Ok(cancelled + ended > 0)
+    }
+
+    async fn games_to_move(&self, player_id: i64) -> StoreResult<Vec<i64>> {
+        Ok(sqlx::query_scalar(
+            "SELECT g.id FROM games g JOIN seats s ON s.game_id = g.id AND s.seat = g.to_move \
+             WHERE g.status = 'active' AND s.player_id = $1 ORDER BY g.id",
+        )
+        .bind(player_id)
+        .fetch_all(self.pool())
+        .await?)
+    }
+}
+
+const DELIVERY: &str = "SELECT id, player_id, event_seq, channel, kind, status, attempts, next_attempt_at, \
+     last_error, created_at, updated_at FROM deliveries";
+
+#[async_trait]
+impl<B> NotifyStore for B
+where
+    B: Backend + PlayerStore,
+    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
+    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
+    for<'q> Option<i64>: Param<'q, B::DB>,
+    for<'q> Option<&'q str>: Param<'q, B::DB>,
+    for<'q> i64: Param<'q, B::DB>,
+    for<'q> bool: Param<'q, B::DB>,
+    for<'q> &'q str: Param<'q, B::DB>,
+    Value: for<'q> Param<'q, B::DB>,
+    NotifySettings: Decoded<B::DB>,
+    Waiting: Decoded<B::DB>,
+    DeliveryRow: Decoded<B::DB>,
+{
+    async fn notify_settings(&self, player_id: i64) -> StoreResult<NotifySettings> {
+        let settings = sqlx::query_as("SELECT notify, webhook_url, webhook_secret, digest FROM players WHERE id = $1")
+            .bind(player_id)
+            .fetch_optional(self.pool())
+            .await?;
+        Ok(settings.unwrap_or_default())
+    }
+
+    async fn outbox(&self, limit: i64) -> StoreResult<Vec<Waiting>> {
+        Ok(sqlx::query_as(
+            "SELECT id AS player_id, notify_seq AS cursor, event_seq, email, notify, webhook_url, \
+             webhook_secret, digest FROM players WHERE event_seq > notify_seq ORDER BY id LIMIT $1",
+        )
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    async fn enqueue(&self, outboxes: Vec<Outbox>, now: i64) -> StoreResult<usize> {
+        // In the game writer's next transaction (see `Change`).
+        self.commits().notify(outboxes, now).await
+    }
+
+    async fn due_deliveries(&self, now: i64, limit: i64) -> StoreResult<Vec<DeliveryRow>> {
+        let query = format!(
+            "{DELIVERY} WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2"
+        );
+        Ok(sqlx::query_as(&query)
+            .bind(now)
+            .bind(limit)
+            .fetch_all(self.pool())
+            .await?)
+    }
+
+    async fn claim_delivery(&self, row: &DeliveryRow, lease_until: i64, now: i64) -> StoreResult<bool> {
+        let _turn = self.write_turn().await;
+        let claimed = sqlx::query(
+            "UPDATE deliveries SET next_attempt_at = $1, attempts = attempts + 1, updated_at = $2 \
+             WHERE id = $3 AND status = 'pending' AND attempts = $4 AND next_attempt_at = $5",
+        )
+        .bind(lease_until)
+        .bind(now)
+        .bind(row.id)
+        .bind(row.attempts)
+        .bind(row.next_attempt_at)
+        .execute(self.pool())
+        .await?
+        .rows_affected();
+        Ok(claimed == 1)
+    }
+
+    async fn settle_delivery(&self, settlement: Settlement) -> StoreResult<()> {
+        let _turn = self.write_turn().await;
+        sqlx::query(
+            "UPDATE deliveries SET status = $1, next_attempt_at = $2, \
+             last_error = COALESCE($3, last_error), updated_at = $4 WHERE id = $5",
+        )
+        .bind(settlement.status)
+        .bind(settlement.next_attempt_at)
+        .bind(settlement.error.as_deref())
+        .bind(settlement.now)
+        .bind(settlement.id)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    async fn deliveries(&self, player_id: i64, before: Option<i64>, limit: i64) -> StoreResult<Vec<DeliveryRow>> {
+        let query = format!("{DELIVERY} WHERE player_id = $1 AND ($2 IS NULL OR id < $2) ORDER BY id DESC LIMIT $3");
+        Ok(sqlx::query_as(&query)
+            .bind(player_id)
+            .bind(before)
+            .bind(limit)
+            .fetch_all(self.pool())
+            .await?)
+    }
+
+    async fn player_event(&self, player_id: i64, seq: i64) -> StoreResult<Option<EventRow>> {
+        Ok(self
+            .player_events(player_id, seq - 1, 1)
+            .await?
+            .into_iter()
+            .find(|e| e.seq == seq))
+    }
+}
