@@ -766,6 +766,138 @@ async fn webhooks_are_signed_retried_and_logged() {
     database.remove().await;
 }
 
+/// Bob, with a webhook at `url` for his turns (secret known to `secret`),
+/// and Alice, on `server`.
+async fn bob_with_a_webhook(server: &TestServer, url: &str, secret: &Mutex<String>) -> (String, String) {
+    let alice = register(server, "alice").await;
+    let bob = register(server, "bob").await;
+    let hook = json!({ "webhook_url": url, "notify": { "your_turn": ["webhook"], "invited": [], "game_over": [], "reminder": [] } });
+    let (status, me) = server.patch("/players/me", Some(&bob), hook).await;
+    assert_eq!(status, StatusCode::OK, "{me}");
+    *secret.lock().unwrap() = me["webhook_secret"].as_str().expect("the secret").to_owned();
+    (alice, bob)
+}
+
+async fn deliveries(server: &TestServer, token: &str, query: &str) -> Vec<Value> {
+    let (status, log) = server.get(&format!("/players/me/deliveries{query}"), Some(token)).await;
+    assert_eq!(status, StatusCode::OK, "{log}");
+    log["deliveries"].as_array().expect("deliveries").clone()
+}
+
+#[tokio::test]
+async fn a_delivery_is_failed_after_its_attempts_and_the_log_pages() {
+    // Three attempts, all refused; the fourth request is the next event's.
+    let (url, secret, received, attempts) = webhook_receiver(3).await;
+    let database = Database::new().await;
+    let mut config = config(&database, 86_400_000, 3_600_000);
+    config.notify.notify_attempts = 3;
+    let server = TestServer::start_with(config).await;
+    let (alice, bob) = bob_with_a_webhook(&server, &url, &secret).await;
+    let first = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
+    play_first(&server, first, &alice, None).await;
+    until("the delivery failed", || async {
+        deliveries(&server, &bob, "")
+            .await
+            .first()
+            .is_some_and(|d| d["status"] == "failed")
+    })
+    .await;
+    let log = deliveries(&server, &bob, "").await;
+    assert_eq!(log[0]["attempts"], 3, "{log:?}");
+    assert!(log[0]["last_error"].as_str().unwrap().contains("500"), "{log:?}");
+    assert_eq!(log[0]["next_attempt_at"], Value::Null, "{log:?}");
+    // Never tried again: the next request the receiver sees is a later event.
+    let mut games = vec![first];
+    for _ in 0..4 {
+        let id = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
+        play_first(&server, id, &alice, None).await;
+        games.push(id);
+    }
+    until("four later webhooks", || async { received.lock().unwrap().len() == 4 }).await;
+    assert_eq!(*attempts.lock().unwrap(), 7);
+    let hooked: Vec<Value> = received
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, e)| e["data"]["game"].clone())
+        .collect();
+    assert!(!hooked.contains(&json!(first)), "{hooked:?}");
+
+    // The log pages newest first: `limit`, then `before` the last id seen.
+    until("every delivery settled", || async {
+        deliveries(&server, &bob, "")
+            .await
+            .iter()
+            .all(|d| d["status"] != "pending")
+    })
+    .await;
+    let all = deliveries(&server, &bob, "").await;
+    assert_eq!(all.len(), 5, "{all:?}");
+    let ids: Vec<i64> = all.iter().map(|d| d["id"].as_i64().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] > w[1]), "newest first: {ids:?}");
+    let mut paged = Vec::new();
+    let mut query = "?limit=2".to_owned();
+    loop {
+        let page = deliveries(&server, &bob, &query).await;
+        assert!(page.len() <= 2, "{page:?}");
+        let Some(last) = page.last() else { break };
+        query = format!("?limit=2&before={}", last["id"]);
+        paged.extend(page.iter().map(|d| d["id"].as_i64().unwrap()));
+        assert!(paged.len() <= ids.len(), "the pages go on: {paged:?}");
+    }
+    assert_eq!(paged, ids);
+    server.stop().await;
+    database.remove().await;
+}
+
+#[tokio::test]
+async fn a_webhook_redirect_is_not_followed() {
+    use axum::http::{header, StatusCode as Code};
+    // A receiver that redirects to a second route, which counts its visits.
+    let followed = Arc::new(Mutex::new(0usize));
+    let visits = followed.clone();
+    let app = axum::Router::new()
+        .route(
+            "/hook",
+            axum::routing::post(|| async { (Code::TEMPORARY_REDIRECT, [(header::LOCATION, "/elsewhere")]) }),
+        )
+        .route(
+            "/elsewhere",
+            axum::routing::post(move || {
+                let visits = visits.clone();
+                async move {
+                    *visits.lock().unwrap() += 1;
+                    Code::NO_CONTENT
+                }
+            }),
+        );
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    let database = Database::new().await;
+    let server = TestServer::start_with(config(&database, 86_400_000, 3_600_000)).await;
+    let (alice, bob) = bob_with_a_webhook(&server, &url, &Mutex::new(String::new())).await;
+    let id = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
+    play_first(&server, id, &alice, None).await;
+    // The attempt is settled only after the answer, and a followed redirect
+    // would have been part of it.
+    until("the first attempt settled", || async {
+        deliveries(&server, &bob, "")
+            .await
+            .first()
+            .is_some_and(|d| d["attempts"].as_i64() >= Some(1))
+    })
+    .await;
+    let log = deliveries(&server, &bob, "").await;
+    assert_ne!(log[0]["status"], "sent", "a redirect is not a delivery: {log:?}");
+    assert!(log[0]["last_error"].as_str().unwrap_or("").contains("307"), "{log:?}");
+    assert_eq!(*followed.lock().unwrap(), 0, "the redirect was followed");
+    server.stop().await;
+    database.remove().await;
+}
+
 #[tokio::test]
 async fn webhooks_to_private_addresses_are_refused_by_default() {
     let database = Database::new().await;
