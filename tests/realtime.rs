@@ -704,6 +704,11 @@ async fn resuming_from_too_far_back_or_a_negative_since_gets_a_snapshot() {
     let (database, server) = setup().await;
     let (id, alice, _) = gravity(&server).await;
     let start = spectator_seq(&server, id).await;
+    // A negative `since`, even with the whole log within the window.
+    let mut watcher = connect(&server, None).await;
+    let (frames, _) = watcher.subscribe(id, Some(-1)).await;
+    assert_eq!(frames[0]["type"], "snapshot", "{frames:?}");
+    assert!(frames.iter().all(|f| f["type"] != "event"), "{frames:?}");
     // One event more than the socket replays.
     for i in 0..=MAX_REPLAY {
         let (status, body) = server
