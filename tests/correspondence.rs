@@ -8,7 +8,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{Database, TestServer};
+use common::{until, Database, TestServer};
 use hmac::{Hmac, Mac};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -78,19 +78,17 @@ async fn play_first(server: &TestServer, id: i64, token: &str, message: Option<&
     body
 }
 
-/// Polls until `done` holds, for at most five seconds.
-async fn until<F, Fut>(what: &str, mut done: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    for _ in 0..250 {
-        if done().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("timed out waiting for {what}");
+/// Waits until a game started now is lost on time: the sweeper has run
+/// since (a marker, instead of a sleep, for "nothing more happened").
+async fn sweeps_since(server: &TestServer, alice: &str, bob: &str) {
+    let marker = start(
+        server,
+        alice,
+        bob,
+        json!({ "kind": "correspondence", "days_per_move": 1 }),
+    )
+    .await;
+    until("the marker's time-out", || finished(server, marker)).await;
 }
 
 async fn finished(server: &TestServer, id: i64) -> bool {
@@ -116,9 +114,10 @@ async fn player_events(server: &TestServer, token: &str) -> Vec<Value> {
 #[tokio::test]
 async fn the_sweeper_ends_a_game_lost_on_time_after_one_reminder() {
     let database = Database::new().await;
-    // A day of 400 ms; reminders 12 "hours" (200 ms) before the deadline.
-    let mut config = config(&database, 400, 20);
-    config.reminder_hours = 12;
+    // A day of 2.4 s; reminders 22 "hours" (2.2 s) before the deadline: the
+    // sweeper (every 20 ms) has 2.2 s to send it, which no load stretches.
+    let mut config = config(&database, 2_400, 20);
+    config.reminder_hours = 22;
     let server = TestServer::start_with(config).await;
     let alice = register(&server, "alice").await;
     let bob = register(&server, "bob").await;
@@ -134,8 +133,8 @@ async fn the_sweeper_ends_a_game_lost_on_time_after_one_reminder() {
     assert_eq!(clock["kind"], "correspondence", "{game}");
     assert_eq!(clock["running"], true);
     let deadline = clock["deadline"].as_i64().expect("a deadline");
-    assert!(clock["remaining_ms"][0].as_i64().unwrap() <= 400);
-    assert_eq!(clock["remaining_ms"][1], 400);
+    assert!(clock["remaining_ms"][0].as_i64().unwrap() <= 2_400);
+    assert_eq!(clock["remaining_ms"][1], 2_400);
 
     until("the time-out", || finished(&server, id)).await;
     let game = state(&server, id).await;
@@ -174,22 +173,39 @@ async fn moves_in_time_keep_the_game_and_a_late_move_loses_it() {
     let server = TestServer::start_with(config(&database, 86_400_000, 3_600_000)).await;
     let alice = register(&server, "alice").await;
     let bob = register(&server, "bob").await;
+    // Three seconds each: longer than any stall of a loaded host between
+    // the start and Alice's move; the bounds below are measured, not guessed.
+    let started = tavoliere::games::now();
     let id = start(
         &server,
         &alice,
         &bob,
-        json!({ "kind": "live", "initial_seconds": 1, "increment_seconds": 2 }),
+        json!({ "kind": "live", "initial_seconds": 3, "increment_seconds": 2 }),
     )
     .await;
-    let answer = play_first(&server, id, &alice, None).await;
+    let game = state(&server, id).await;
+    let mv = game["legal"][0].as_str().unwrap().to_owned();
+    let sent = tavoliere::games::now();
+    let (status, answer) = server.play(id, &alice, &mv, 0).await;
+    let answered = tavoliere::games::now();
+    assert_eq!(status, StatusCode::CREATED, "{answer}");
     let clock = &answer["game"]["clock"];
     assert_eq!(clock["kind"], "live", "{answer}");
-    // Alice used a little of her second and got two more.
+    // Alice used some of her three seconds (at most the time since the game
+    // started) and got two more.
     let alice_left = clock["remaining_ms"][0].as_i64().unwrap();
-    assert!((2_000..3_000).contains(&alice_left), "{clock}");
+    assert!((5_000 - (answered - started)..=5_000).contains(&alice_left), "{clock}");
+    // Bob's clock runs from the commit, which came after the request left.
     let bob_left = clock["remaining_ms"][1].as_i64().unwrap();
-    assert!((900..=1_000).contains(&bob_left), "Bob's clock runs: {clock}");
-    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    assert!(
+        (3_000 - (answered - sent)..=3_000).contains(&bob_left),
+        "Bob's clock runs: {clock}"
+    );
+    let bob_deadline = clock["deadline"].as_i64().expect("Bob's deadline");
+    assert!((sent + 3_000..=answered + 3_000).contains(&bob_deadline), "{clock}");
+    // Past Bob's deadline (nothing to wait for but time itself).
+    let late = bob_deadline + 100 - tavoliere::games::now();
+    tokio::time::sleep(Duration::from_millis(late.max(0) as u64)).await;
     let game = state(&server, id).await;
     let mv = game["legal"][0].as_str().unwrap().to_owned();
     let (status, body) = server
@@ -255,8 +271,9 @@ async fn a_restart_between_deadline_and_sweep_ends_the_game_once() {
     tokio::time::sleep(Duration::from_millis(wait.max(0) as u64)).await;
     let second = TestServer::start_with(config(&database, 300, 20)).await;
     until("the time-out after the restart", || finished(&second, id)).await;
-    // More sweeps find nothing more to do.
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    // More sweeps find nothing more to do: a later game's time-out shows
+    // they ran.
+    sweeps_since(&second, &alice, &bob).await;
     let log = events(&second, id).await;
     assert_eq!(count(&log, "timeout"), 1, "{log:?}");
     assert_eq!(count(&log, "finished"), 1);
@@ -286,7 +303,7 @@ async fn two_servers_sweeping_one_database_end_each_game_once() {
     for id in &ids {
         until("every time-out", || finished(&two, *id)).await;
     }
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    sweeps_since(&one, &alice, &bob).await;
     for id in &ids {
         let log = events(&one, *id).await;
         assert_eq!(count(&log, "timeout"), 1, "game {id}: {log:?}");
@@ -294,7 +311,11 @@ async fn two_servers_sweeping_one_database_end_each_game_once() {
     }
     // Each player heard once per game that it was over.
     for token in [&alice, &bob] {
-        assert_eq!(count(&player_events(&one, token).await, "game_over"), ids.len());
+        assert_eq!(
+            count(&player_events(&one, token).await, "game_over"),
+            ids.len() + 1,
+            "and the marker"
+        );
     }
     one.stop().await;
     two.stop().await;
@@ -323,20 +344,29 @@ async fn a_day_per_move(day_ms: i64) -> (Database, TestServer, String, i64, i64)
 
 #[tokio::test]
 async fn vacation_stops_the_correspondence_clock() {
+    use tavoliere::games::now;
     let (database, server, alice, id, before) = a_day_per_move(800).await;
 
+    let declared = now();
     let (status, me) = server
         .post("/players/me/vacation", Some(&alice), json!({ "days": 1 }))
         .await;
+    let answered = now();
     assert_eq!(status, StatusCode::OK, "{me}");
     assert_eq!(me["vacation_days_left"], 2);
+    // It starts when declared and lasts a day.
     let until_ms = me["vacation_until"].as_i64().expect("vacation_until");
+    assert!(
+        (declared + 800..=answered + 800).contains(&until_ms),
+        "a day from the request ({declared}..={answered}), not {until_ms}"
+    );
+    let (_, profile) = server.get("/players/me", Some(&alice)).await;
+    assert_eq!(profile["vacation_until"], until_ms, "{profile}");
     let game = state(&server, id).await;
     assert_eq!(game["clock"]["running"], false, "{game}");
     let after = game["clock"]["deadline"].as_i64().unwrap();
     // The whole vacation falls before the old deadline: it moves by a day.
     assert_eq!(after, before + 800);
-    assert_eq!(until_ms + (before - (until_ms - 800)), after);
 
     // While on vacation: the allowance, overlaps and hostile input.
     let (status, body) = server
@@ -460,7 +490,9 @@ async fn a_vacation_ends_early_or_is_cancelled() {
 
 /// A minimal SMTP server: enough of RFC 5321 for one client at a time.
 /// Returns its port and the messages it accepted (envelope and data).
-async fn smtp_receiver() -> (u16, Arc<Mutex<Vec<(Vec<String>, String)>>>) {
+type Mails = Arc<Mutex<Vec<(Vec<String>, String)>>>;
+
+async fn smtp_receiver() -> (u16, Mails) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let received = Arc::new(Mutex::new(Vec::new()));
@@ -534,15 +566,11 @@ fn unquote(text: &str) -> String {
 
 #[tokio::test]
 async fn your_turn_mail_reaches_a_real_smtp_server() {
-    let (port, received) = smtp_receiver().await;
     let database = Database::new().await;
     let mut config = config(&database, 86_400_000, 3_600_000);
-    config.notify.smtp_host = Some("127.0.0.1".to_owned());
-    config.notify.smtp_port = Some(port);
-    config.notify.smtp_security = tavoliere::notify::SmtpSecurity::None;
     config.notify.mail_from = "Tavoliere <games@tavoliere.test>".to_owned();
     config.notify.base_url = "https://tavoliere.test/".to_owned();
-    let server = TestServer::start_with(config).await;
+    let (server, received) = mail_server(config).await;
     let alice = register(&server, "alice").await;
     let bob = register(&server, "bob").await;
     // Bob hears about his turn only; Alice about nothing.
@@ -568,14 +596,7 @@ async fn your_turn_mail_reaches_a_real_smtp_server() {
     let notation = answer["move"]["move"].as_str().unwrap().to_owned();
     let deadline = answer["game"]["clock"]["deadline"].as_i64().unwrap();
 
-    until("the mail", || {
-        let received = received.clone();
-        async move { !received.lock().unwrap().is_empty() }
-    })
-    .await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let mails = received.lock().unwrap().clone();
-    assert_eq!(mails.len(), 1, "one mail, to Bob only: {mails:?}");
+    let mails = mails_until(&received, "the mail", |_| true).await;
     let (envelope, data) = &mails[0];
     assert!(envelope[0].contains("<games@tavoliere.test>"), "{envelope:?}");
     assert!(envelope[1].contains("<bob@example.org>"), "{envelope:?}");
@@ -602,14 +623,21 @@ async fn your_turn_mail_reaches_a_real_smtp_server() {
     );
     assert!(body.contains(&format!("https://tavoliere.test/games/{id}")), "{body}");
 
+    // Nothing but this mail before the next: Bob's next turn is the marker.
+    play_first(&server, id, &bob, None).await;
+    play_first(&server, id, &alice, None).await;
+    let mails = mails_until(&received, "the marker", |m| unquote(&m.1).contains("(move 4)")).await;
+    assert_eq!(mails.len(), 2, "one mail, to Bob only, then the marker: {mails:?}");
+
     let (status, log) = server.get("/players/me/deliveries", Some(&bob)).await;
     assert_eq!(status, StatusCode::OK, "{log}");
     let log = log["deliveries"].as_array().unwrap();
-    assert_eq!(log.len(), 1, "{log:?}");
-    assert_eq!(log[0]["channel"], "email");
-    assert_eq!(log[0]["kind"], "your_turn");
-    assert_eq!(log[0]["status"], "sent");
-    assert_eq!(log[0]["attempts"], 1);
+    assert_eq!(log.len(), 2, "the mail and the marker: {log:?}");
+    let first = log.iter().min_by_key(|d| d["seq"].as_i64()).unwrap();
+    assert_eq!(first["channel"], "email");
+    assert_eq!(first["kind"], "your_turn");
+    assert_eq!(first["status"], "sent");
+    assert_eq!(first["attempts"], 1);
     server.stop().await;
     database.remove().await;
 }
@@ -709,9 +737,12 @@ async fn webhooks_are_signed_retried_and_logged() {
     assert_eq!(log[0]["status"], "sent");
     assert_eq!(log[0]["attempts"], 3);
     assert!(log[0]["last_error"].as_str().unwrap().contains("500"), "{log:?}");
-    tokio::time::sleep(Duration::from_millis(150)).await;
-    assert_eq!(*attempts.lock().unwrap(), 3, "nothing sent twice once delivered");
-    assert_eq!(received.lock().unwrap().len(), 1);
+    // Nothing sent twice once delivered: the next request is a later event.
+    let marker = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
+    play_first(&server, marker, &alice, None).await;
+    until("the marker webhook", || async { received.lock().unwrap().len() >= 2 }).await;
+    assert_eq!(*attempts.lock().unwrap(), 4, "nothing sent twice once delivered");
+    assert_eq!(received.lock().unwrap()[1].1["data"]["game"], marker);
     // Alice chose nothing and has no webhook: her log is empty.
     let (_, log) = server.get("/players/me/deliveries", Some(&alice)).await;
     assert_eq!(log["deliveries"], json!([]));
@@ -731,6 +762,138 @@ async fn webhooks_are_signed_retried_and_logged() {
         .await;
     assert_eq!(status, StatusCode::OK, "{answer}");
     assert_eq!(answer["webhook_url"], Value::Null);
+    server.stop().await;
+    database.remove().await;
+}
+
+/// Bob, with a webhook at `url` for his turns (secret known to `secret`),
+/// and Alice, on `server`.
+async fn bob_with_a_webhook(server: &TestServer, url: &str, secret: &Mutex<String>) -> (String, String) {
+    let alice = register(server, "alice").await;
+    let bob = register(server, "bob").await;
+    let hook = json!({ "webhook_url": url, "notify": { "your_turn": ["webhook"], "invited": [], "game_over": [], "reminder": [] } });
+    let (status, me) = server.patch("/players/me", Some(&bob), hook).await;
+    assert_eq!(status, StatusCode::OK, "{me}");
+    *secret.lock().unwrap() = me["webhook_secret"].as_str().expect("the secret").to_owned();
+    (alice, bob)
+}
+
+async fn deliveries(server: &TestServer, token: &str, query: &str) -> Vec<Value> {
+    let (status, log) = server.get(&format!("/players/me/deliveries{query}"), Some(token)).await;
+    assert_eq!(status, StatusCode::OK, "{log}");
+    log["deliveries"].as_array().expect("deliveries").clone()
+}
+
+#[tokio::test]
+async fn a_delivery_is_failed_after_its_attempts_and_the_log_pages() {
+    // Three attempts, all refused; the fourth request is the next event's.
+    let (url, secret, received, attempts) = webhook_receiver(3).await;
+    let database = Database::new().await;
+    let mut config = config(&database, 86_400_000, 3_600_000);
+    config.notify.notify_attempts = 3;
+    let server = TestServer::start_with(config).await;
+    let (alice, bob) = bob_with_a_webhook(&server, &url, &secret).await;
+    let first = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
+    play_first(&server, first, &alice, None).await;
+    until("the delivery failed", || async {
+        deliveries(&server, &bob, "")
+            .await
+            .first()
+            .is_some_and(|d| d["status"] == "failed")
+    })
+    .await;
+    let log = deliveries(&server, &bob, "").await;
+    assert_eq!(log[0]["attempts"], 3, "{log:?}");
+    assert!(log[0]["last_error"].as_str().unwrap().contains("500"), "{log:?}");
+    assert_eq!(log[0]["next_attempt_at"], Value::Null, "{log:?}");
+    // Never tried again: the next request the receiver sees is a later event.
+    let mut games = vec![first];
+    for _ in 0..4 {
+        let id = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
+        play_first(&server, id, &alice, None).await;
+        games.push(id);
+    }
+    until("four later webhooks", || async { received.lock().unwrap().len() == 4 }).await;
+    assert_eq!(*attempts.lock().unwrap(), 7);
+    let hooked: Vec<Value> = received
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, e)| e["data"]["game"].clone())
+        .collect();
+    assert!(!hooked.contains(&json!(first)), "{hooked:?}");
+
+    // The log pages newest first: `limit`, then `before` the last id seen.
+    until("every delivery settled", || async {
+        deliveries(&server, &bob, "")
+            .await
+            .iter()
+            .all(|d| d["status"] != "pending")
+    })
+    .await;
+    let all = deliveries(&server, &bob, "").await;
+    assert_eq!(all.len(), 5, "{all:?}");
+    let ids: Vec<i64> = all.iter().map(|d| d["id"].as_i64().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] > w[1]), "newest first: {ids:?}");
+    let mut paged = Vec::new();
+    let mut query = "?limit=2".to_owned();
+    loop {
+        let page = deliveries(&server, &bob, &query).await;
+        assert!(page.len() <= 2, "{page:?}");
+        let Some(last) = page.last() else { break };
+        query = format!("?limit=2&before={}", last["id"]);
+        paged.extend(page.iter().map(|d| d["id"].as_i64().unwrap()));
+        assert!(paged.len() <= ids.len(), "the pages go on: {paged:?}");
+    }
+    assert_eq!(paged, ids);
+    server.stop().await;
+    database.remove().await;
+}
+
+#[tokio::test]
+async fn a_webhook_redirect_is_not_followed() {
+    use axum::http::{header, StatusCode as Code};
+    // A receiver that redirects to a second route, which counts its visits.
+    let followed = Arc::new(Mutex::new(0usize));
+    let visits = followed.clone();
+    let app = axum::Router::new()
+        .route(
+            "/hook",
+            axum::routing::post(|| async { (Code::TEMPORARY_REDIRECT, [(header::LOCATION, "/elsewhere")]) }),
+        )
+        .route(
+            "/elsewhere",
+            axum::routing::post(move || {
+                let visits = visits.clone();
+                async move {
+                    *visits.lock().unwrap() += 1;
+                    Code::NO_CONTENT
+                }
+            }),
+        );
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    let database = Database::new().await;
+    let server = TestServer::start_with(config(&database, 86_400_000, 3_600_000)).await;
+    let (alice, bob) = bob_with_a_webhook(&server, &url, &Mutex::new(String::new())).await;
+    let id = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
+    play_first(&server, id, &alice, None).await;
+    // The attempt is settled only after the answer, and a followed redirect
+    // would have been part of it.
+    until("the first attempt settled", || async {
+        deliveries(&server, &bob, "")
+            .await
+            .first()
+            .is_some_and(|d| d["attempts"].as_i64() >= Some(1))
+    })
+    .await;
+    let log = deliveries(&server, &bob, "").await;
+    assert_ne!(log[0]["status"], "sent", "a redirect is not a delivery: {log:?}");
+    assert!(log[0]["last_error"].as_str().unwrap_or("").contains("307"), "{log:?}");
+    assert_eq!(*followed.lock().unwrap(), 0, "the redirect was followed");
     server.stop().await;
     database.remove().await;
 }
@@ -767,14 +930,9 @@ async fn webhooks_to_private_addresses_are_refused_by_default() {
 
 #[tokio::test]
 async fn a_daily_digest_gathers_the_days_mails_into_one() {
-    let (port, received) = smtp_receiver().await;
     let database = Database::new().await;
     // A "day" of a second: the digest goes out at the start of the next one.
-    let mut config = config(&database, 1_000, 3_600_000);
-    config.notify.smtp_host = Some("127.0.0.1".to_owned());
-    config.notify.smtp_port = Some(port);
-    config.notify.smtp_security = tavoliere::notify::SmtpSecurity::None;
-    let server = TestServer::start_with(config).await;
+    let (server, received) = mail_server(config(&database, 1_000, 3_600_000)).await;
     let alice = register(&server, "alice").await;
     let bob = register(&server, "bob").await;
     let (status, body) = server
@@ -804,14 +962,20 @@ async fn a_daily_digest_gathers_the_days_mails_into_one() {
     tokio::time::sleep(Duration::from_millis((1_010 - into_day) as u64)).await;
     let id = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
     play_first(&server, id, &alice, None).await;
-    until("the digest", || {
-        let received = received.clone();
-        async move { !received.lock().unwrap().is_empty() }
-    })
-    .await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let mails = received.lock().unwrap().clone();
-    assert_eq!(mails.len(), 1, "{mails:?}");
+    mails_until(&received, "the digest", |_| true).await;
+    // Nothing more for Bob before a later mail to Carol, the marker.
+    register(&server, "carol").await;
+    let (status, body) = server
+        .post(
+            "/games",
+            Some(&alice),
+            json!({ "game": "gravity", "opponents": ["carol"] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let mails = mails_until(&received, "Carol's mail", |m| to(m, "carol@example.org")).await;
+    assert_eq!(mails.len(), 2, "{mails:?}");
+    assert!(to(&mails[0], "bob@example.org"), "{mails:?}");
     let data = unquote(&mails[0].1);
     assert!(data.contains("Subject: Tavoliere digest: 2 notifications"), "{data}");
     assert!(
@@ -833,60 +997,83 @@ async fn a_daily_digest_gathers_the_days_mails_into_one() {
     database.remove().await;
 }
 
-/// Who the test says is connected.
-struct Connected(Mutex<Vec<i64>>);
-
-impl tavoliere::notify::Presence for Connected {
-    fn is_connected(&self, player_id: i64) -> bool {
-        self.0.lock().unwrap().contains(&player_id)
-    }
+/// Mails received so far, once one of them satisfies `wanted`.
+async fn mails_until(
+    received: &Mails,
+    what: &str,
+    wanted: impl Fn(&(Vec<String>, String)) -> bool,
+) -> Vec<(Vec<String>, String)> {
+    until(what, || async { received.lock().unwrap().iter().any(&wanted) }).await;
+    received.lock().unwrap().clone()
 }
 
-#[tokio::test]
-async fn no_mail_goes_to_a_connected_player() {
+fn to(mail: &(Vec<String>, String), address: &str) -> bool {
+    mail.0[1].contains(address)
+}
+
+/// A mail server and a server that sends to it.
+async fn mail_server(config: Config) -> (TestServer, Mails) {
     let (port, received) = smtp_receiver().await;
-    let database = Database::new().await;
-    let mut config = config(&database, 86_400_000, 3_600_000);
+    let mut config = config;
     config.notify.smtp_host = Some("127.0.0.1".to_owned());
     config.notify.smtp_port = Some(port);
     config.notify.smtp_security = tavoliere::notify::SmtpSecurity::None;
-    let presence = Arc::new(Connected(Mutex::new(Vec::new())));
-    let server = TestServer::start_with_presence(config, presence.clone()).await;
+    (TestServer::start_with(config).await, received)
+}
+
+/// The server as it runs in production: the real-time hub tells the
+/// notifier who is connected, so a player with a socket open gets no mail,
+/// and gets it again once the socket is closed.
+#[tokio::test]
+async fn no_mail_goes_to_a_player_connected_by_websocket() {
+    let database = Database::new().await;
+    let (server, received) = mail_server(config(&database, 86_400_000, 3_600_000)).await;
     let alice = register(&server, "alice").await;
     let bob = register(&server, "bob").await;
-    // Players are numbered from 1 in a fresh database: Bob is 2.
-    presence.0.lock().unwrap().push(2);
-    let quiet = json!({ "notify": { "your_turn": ["email"], "invited": [], "game_over": [], "reminder": [] } });
+    let turns = json!({ "notify": { "your_turn": ["email"], "invited": [], "game_over": [], "reminder": [] } });
     for token in [&alice, &bob] {
-        let (status, _) = server.patch("/players/me", Some(token), quiet.clone()).await;
+        let (status, _) = server.patch("/players/me", Some(token), turns.clone()).await;
         assert_eq!(status, StatusCode::OK);
     }
+    // Bob's socket, signed in on the upgrade, counts once it answers.
+    let mut bob_socket = common::connect(&server, Some(&bob)).await;
+    bob_socket.send(json!({ "type": "ping", "id": 1 })).await;
+    assert_eq!(bob_socket.next().await["type"], "pong");
     let id = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
+    let mut watcher = common::connect(&server, None).await;
+    watcher.subscribe(id, None).await;
+    bob_socket.subscribe(id, None).await;
+    watcher.presence(json!([1])).await;
+
     play_first(&server, id, &alice, None).await;
-    until("the skipped delivery", || async {
+    until("Bob's skipped delivery", || async {
         let (_, log) = server.get("/players/me/deliveries", Some(&bob)).await;
         log["deliveries"][0]["status"] == "skipped"
     })
     .await;
     let (_, log) = server.get("/players/me/deliveries", Some(&bob)).await;
     assert_eq!(log["deliveries"][0]["last_error"], "the player was connected", "{log}");
-    // Alice is not connected: her turn mails (at the start, after Bob's
-    // move) are sent.
+    // Alice is not connected: her turn after Bob's move is mailed, and it
+    // comes after Bob's turn was decided, with nothing for Bob before it.
     play_first(&server, id, &bob, None).await;
-    until("Alice's two mails", || {
-        let received = received.clone();
-        async move { received.lock().unwrap().len() >= 2 }
+    let mails = mails_until(&received, "Alice's mail of move 3", |m| {
+        unquote(&m.1).contains("(move 3)")
     })
     .await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let mails = received.lock().unwrap().clone();
-    assert_eq!(mails.len(), 2, "{mails:?}");
     assert!(
-        mails
-            .iter()
-            .all(|(envelope, _)| envelope[1].contains("alice@example.org")),
+        mails.iter().all(|m| to(m, "alice@example.org")),
         "no mail to Bob: {mails:?}"
     );
+
+    // Bob signs off (the watcher sees him go, after the hub counted him
+    // out): his next turn is mailed.
+    bob_socket.close().await;
+    watcher.presence(json!([])).await;
+    play_first(&server, id, &alice, None).await;
+    let mails = mails_until(&received, "Bob's mail once offline", |m| to(m, "bob@example.org")).await;
+    let bobs: Vec<_> = mails.iter().filter(|m| to(m, "bob@example.org")).collect();
+    assert_eq!(bobs.len(), 1, "{mails:?}");
+    assert!(unquote(&bobs[0].1).contains("(move 4)"), "{mails:?}");
     server.stop().await;
     database.remove().await;
 }

@@ -254,12 +254,25 @@ async fn acknowledged_moves_survive_kill_9() {
     let server = ServerProcess::start(&database.url).await;
     let mut options = Options::for_url(&server.base);
     options.games = 4;
-    options.duration = Duration::from_secs(3);
+    // Long enough that the kill, not the end of the run, stops the play.
+    options.duration = Duration::from_secs(8);
     options.timeout = Duration::from_secs(2);
     options.no_verify = true;
     options.acked_out = Some(acked_path.clone());
     let run = tokio::spawn(async move { loadtest::run(&options).await });
-    tokio::time::sleep(Duration::from_millis(1200)).await;
+    // Kill it mid-play: once it has committed some moves.
+    let metrics = format!("{}/metrics", server.base);
+    common::until("moves committed before the kill", || async {
+        let text = match reqwest::get(&metrics).await {
+            Ok(response) => response.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        text.lines()
+            .find_map(|line| line.strip_prefix("tavoliere_moves_committed_total "))
+            .and_then(|n| n.trim().parse::<u64>().ok())
+            .is_some_and(|n| n >= 10)
+    })
+    .await;
     server.kill();
     let report = play_report(run.await.expect("the run ends").expect("the run"));
     println!("{}", Report::Play(Box::new(report.clone())));

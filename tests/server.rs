@@ -1,4 +1,4 @@
-//! The server over real HTTP, on SQLite (default) or PostgreSQL
+//! The server over real HTTP, on SQLite (default) or PostgreSQL instead
 //! (`TEST_DATABASE_URL=postgres://… cargo test`).
 
 mod common;
@@ -109,7 +109,13 @@ async fn a_complete_game_of_every_variant_over_http() {
             plies += 1;
         }
         assert_eq!(state["status"], "finished", "{state}");
-        assert!(state["outcome"]["winners"].is_array(), "{state}");
+        // The outcome is the one the rules give for this line.
+        let mut position = AnyGame::new(game.slug, Some(variant.slug)).expect("catalogue variant");
+        for m in &line[..plies] {
+            position.play(m).expect("a listed move is legal");
+        }
+        let outcome = position.outcome().expect("the line ends the game");
+        assert_eq!(state["outcome"], json!(outcome), "{}/{}", game.slug, variant.slug);
         assert!(state["legal"].as_array().unwrap().is_empty());
         // The history, the record, the boards, a past position.
         let (_, history) = server.get(&format!("/games/{id}/moves"), None).await;
@@ -387,7 +393,8 @@ async fn a_restart_mid_game_loses_nothing() {
         played.push(mv);
     }
     let (_, before) = server.get(&format!("/games/{id}"), None).await;
-    let (_, svg_before, _) = server.get_text(&format!("/games/{id}/board.txt"), None).await;
+    let (_, _, board_before) = server.get_text(&format!("/games/{id}/board.txt"), None).await;
+    assert!(board_before.contains("move 5"), "{board_before}");
     server.stop().await;
 
     let server = TestServer::start(&database).await;
@@ -396,8 +403,8 @@ async fn a_restart_mid_game_loses_nothing() {
     for key in ["ply", "to_move", "legal", "view", "seats", "status", "seq"] {
         assert_eq!(after[key], before[key], "{key} survives a restart");
     }
-    let (_, svg_after, _) = server.get_text(&format!("/games/{id}/board.txt"), None).await;
-    assert_eq!(svg_after, svg_before);
+    let (_, _, board_after) = server.get_text(&format!("/games/{id}/board.txt"), None).await;
+    assert_eq!(board_after, board_before);
     let (_, history) = server.get(&format!("/games/{id}/moves"), None).await;
     let stored: Vec<&str> = history["moves"]
         .as_array()
@@ -1086,4 +1093,132 @@ async fn sessions_end_on_sign_out_and_on_a_new_password() {
     assert!(!works(tablet).await && !works(phone).await);
     assert!(works(sign_in("battery staple").await).await);
     teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_password_needs_the_current_one() {
+    let (database, server) = setup().await;
+    let alice = server.register("alice").await;
+    let (s, b) = server
+        .patch("/players/me", Some(&alice), json!({ "password": "battery staple" }))
+        .await;
+    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "current_password");
+    let (s, b) = server
+        .patch(
+            "/players/me",
+            Some(&alice),
+            json!({ "password": "battery staple", "current_password": "wrong horse" }),
+        )
+        .await;
+    assert_error(s, &b, StatusCode::FORBIDDEN, "wrong_password");
+    // Neither changed it: the old password signs in, the new one does not.
+    for (password, expected) in [
+        ("correct horse", StatusCode::CREATED),
+        ("battery staple", StatusCode::UNAUTHORIZED),
+    ] {
+        let (s, b) = server
+            .post("/sessions", None, json!({ "name": "alice", "password": password }))
+            .await;
+        assert_eq!(s, expected, "{password}: {b}");
+    }
+    assert_eq!(server.get("/players/me", Some(&alice)).await.0, StatusCode::OK);
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_declines_the_other_sides_offers_and_keeps_the_movers() {
+    let (database, server) = setup().await;
+    let (id, alice, bob) = gravity(&server).await;
+    let offer = |what: &str, token: &str| {
+        let path = format!("/games/{id}/{what}/yes");
+        let token = token.to_owned();
+        let server = &server;
+        async move {
+            let (s, b) = server.post_empty(&path, Some(&token)).await;
+            assert_eq!(s, StatusCode::OK, "{b}");
+            b["offers"].clone()
+        }
+    };
+    server.play(id, &alice, "d4", 0).await;
+    offer("draw", &alice).await;
+    assert_eq!(offer("takeback", &alice).await, json!({ "draw": [0], "takeback": [0] }));
+    // Bob moves instead of answering: both of Alice's offers are declined.
+    let (s, b) = server.play(id, &bob, "e5", 1).await;
+    assert_eq!(s, StatusCode::CREATED, "{b}");
+    assert_eq!(b["game"]["offers"], json!({ "draw": [], "takeback": [] }), "{b}");
+    // Alice offers a draw and moves: her own offer stands.
+    offer("draw", &alice).await;
+    let (s, b) = server.play(id, &alice, "c3", 2).await;
+    assert_eq!(s, StatusCode::CREATED, "{b}");
+    assert_eq!(b["game"]["offers"]["draw"], json!([0]), "{b}");
+    let (_, state) = server.get(&format!("/games/{id}"), None).await;
+    assert_eq!(state["offers"], b["game"]["offers"]);
+    teardown(database, server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_filters_by_game() {
+    let (database, server) = setup().await;
+    let alice = server.register("alice").await;
+    let mut torri = Vec::new();
+    for game in ["gravity", "torri", "gravity", "torri"] {
+        let (s, b) = server.post("/games", Some(&alice), json!({ "game": game })).await;
+        assert_eq!(s, StatusCode::CREATED, "{b}");
+        if game == "torri" {
+            torri.push(b["id"].as_i64().unwrap());
+        }
+    }
+    let (s, list) = server.get("/games?game=torri", None).await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    let ids: Vec<i64> = list["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_i64().unwrap())
+        .collect();
+    torri.reverse();
+    assert_eq!(ids, torri, "newest first, torri only: {list}");
+    let (_, none) = server.get("/games?game=annuvin", None).await;
+    assert_eq!(none["games"], json!([]), "{none}");
+    teardown(database, server).await;
+}
+
+/// A request that takes longer than `--request-timeout` (here a body that
+/// never finishes arriving) is answered 408.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_longer_than_the_timeout_is_answered_408() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let database = Database::new().await;
+    let mut config = tavoliere::Config::with_database(&database.url);
+    config.request_timeout = 1;
+    let server = TestServer::start_with(config).await;
+    let address = server.base.trim_start_matches("http://").to_owned();
+    let mut stream = tokio::net::TcpStream::connect(&address).await.expect("connected");
+    let head = format!(
+        "POST /api/v1/players HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"name\""
+    );
+    stream.write_all(head.as_bytes()).await.expect("sent");
+    let asked = std::time::Instant::now();
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 1024];
+    while !answer.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = tokio::time::timeout(common::PATIENCE, stream.read(&mut buffer))
+            .await
+            .expect("an answer in time")
+            .expect("read");
+        assert!(
+            n > 0,
+            "the server closed without answering: {}",
+            String::from_utf8_lossy(&answer)
+        );
+        answer.extend_from_slice(&buffer[..n]);
+    }
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(
+        asked.elapsed() >= std::time::Duration::from_secs(1),
+        "not before the timeout"
+    );
+    server.stop().await;
+    database.remove().await;
 }

@@ -223,23 +223,35 @@ fn mismatch(done: Done) -> StoreError {
 mod tests {
     use super::*;
 
-    /// The writer runs on its own thread, not on the submitter's runtime.
+    /// The writer runs on a thread of its own, the same for every batch,
+    /// not on the submitter's runtime; its answers reach the submitters.
     #[tokio::test]
     async fn an_async_writer_commits_on_a_thread_of_its_own() {
-        let commits = GroupCommit::spawn_runtime_thread(|batch: Vec<Change>| async move {
-            let on_own_thread = std::thread::current().name() == Some("group-commit");
-            let done = Done::Notified(usize::from(on_own_thread));
-            (batch.iter().map(|_| Ok(done)).collect(), 1)
+        // The commit reports where it ran through a channel, and answers
+        // what it was told to, so that neither fact comes back by itself.
+        let (ran_on, threads) = std::sync::mpsc::channel();
+        let commits = GroupCommit::spawn_runtime_thread(move |batch: Vec<Change>| {
+            let thread = std::thread::current();
+            ran_on
+                .send((thread.id(), thread.name().map(str::to_owned)))
+                .expect("the test listens");
+            async move { (batch.iter().map(|_| Ok(Done::Notified(7))).collect(), 1) }
         })
         .expect("writer thread");
-        let outbox = Outbox {
+        let outbox = || Outbox {
             player_id: 1,
             from: 0,
             to: 1,
             deliveries: Vec::new(),
         };
-        assert_eq!(commits.notify(vec![outbox], 0).await.expect("committed"), 1);
-        assert_eq!(commits.stats().transactions, 1);
-        assert_eq!(commits.stats().updates, 1);
+        assert_eq!(commits.notify(vec![outbox()], 0).await.expect("committed"), 7);
+        assert_eq!(commits.notify(vec![outbox()], 0).await.expect("committed"), 7);
+        let (first, name) = threads.recv().expect("the first batch ran");
+        let (second, _) = threads.recv().expect("the second batch ran");
+        assert_ne!(first, std::thread::current().id(), "not on the submitter's thread");
+        assert_eq!(name.as_deref(), Some("group-commit"));
+        assert_eq!(first, second, "one writer thread for every batch");
+        assert_eq!(commits.stats().transactions, 2);
+        assert_eq!(commits.stats().updates, 2);
     }
 }

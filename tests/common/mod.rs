@@ -4,6 +4,11 @@
 
 #![allow(dead_code)]
 
+mod ws;
+
+#[allow(unused_imports)]
+pub use ws::{connect, Ws};
+
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -105,20 +110,14 @@ impl TestServer {
         Self::start_with(Config::with_database(&database.url)).await
     }
 
+    /// A server as `tavoliere serve` wires it (the notifier asks the
+    /// real-time hub who is connected).
     pub async fn start_with(config: Config) -> TestServer {
-        Self::start_with_presence(config, std::sync::Arc::new(tavoliere::notify::NobodyConnected)).await
-    }
-
-    /// A server whose notifier asks `presence` who is connected.
-    pub async fn start_with_presence(
-        config: Config,
-        presence: std::sync::Arc<dyn tavoliere::notify::Presence>,
-    ) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let address = listener.local_addr().expect("local address");
         let (tx, rx) = oneshot::channel::<()>();
         let handle = tokio::spawn(async move {
-            tavoliere::run_with_presence(listener, config, presence, async {
+            tavoliere::run(listener, config, async {
                 let _ = rx.await;
             })
             .await
@@ -131,7 +130,8 @@ impl TestServer {
             handle: Some(handle),
         };
         // Wait until migrated and serving.
-        for _ in 0..200 {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        while tokio::time::Instant::now() < deadline {
             if let Ok(r) = server.client.get(format!("{}/healthz", server.base)).send().await {
                 if r.status().is_success() {
                     return server;
@@ -240,6 +240,30 @@ impl TestServer {
         )
         .await
     }
+}
+
+/// Longest a test waits for something it expects: generous, so that a
+/// loaded host only makes a passing test slower, never a failing one.
+pub const PATIENCE: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// Polls until `done` holds, for at most [`PATIENCE`].
+pub async fn until<F, Fut>(what: &str, mut done: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    while !done().await {
+        assert!(tokio::time::Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// Says, past the test harness's output capture (so that every run shows
+/// it), that `test` checks nothing on this backend and why.
+pub fn skipped(test: &str, why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "test {test}: SKIPPED on SQLite: {why}");
 }
 
 /// Asserts the error shape and code.
