@@ -851,6 +851,52 @@ async fn a_delivery_is_failed_after_its_attempts_and_the_log_pages() {
 }
 
 #[tokio::test]
+async fn a_notifier_restart_sends_nothing_twice() {
+    let (url, secret, received, attempts) = webhook_receiver(0).await;
+    let database = Database::new().await;
+    let server = TestServer::start_with(config(&database, 86_400_000, 3_600_000)).await;
+    let (alice, bob) = bob_with_a_webhook(&server, &url, &secret).await;
+    let first = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
+    play_first(&server, first, &alice, None).await;
+    until("the first webhook recorded as sent", || async {
+        deliveries(&server, &bob, "")
+            .await
+            .first()
+            .is_some_and(|d| d["status"] == "sent")
+    })
+    .await;
+    server.stop().await;
+    // Another process on the same database: its notifier starts from what
+    // the first one stored, and the next request is a later event's.
+    let server = TestServer::start_with(config(&database, 86_400_000, 3_600_000)).await;
+    let marker = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
+    play_first(&server, marker, &alice, None).await;
+    until("the marker webhook", || async { received.lock().unwrap().len() >= 2 }).await;
+    let hooked: Vec<Value> = received
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, e)| e["data"]["game"].clone())
+        .collect();
+    assert_eq!(hooked, [json!(first), json!(marker)], "each event once, in order");
+    assert_eq!(*attempts.lock().unwrap(), 2);
+    until("the marker recorded as sent", || async {
+        deliveries(&server, &bob, "")
+            .await
+            .iter()
+            .all(|d| d["status"] == "sent")
+    })
+    .await;
+    assert_eq!(
+        deliveries(&server, &bob, "").await.len(),
+        2,
+        "no delivery created twice"
+    );
+    server.stop().await;
+    database.remove().await;
+}
+
+#[tokio::test]
 async fn a_webhook_redirect_is_not_followed() {
     use axum::http::{header, StatusCode as Code};
     // A receiver that redirects to a second route, which counts its visits.
