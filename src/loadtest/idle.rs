@@ -23,7 +23,7 @@ const PLAYERS: usize = 10;
 pub async fn run(api: &Api, options: &Options) -> Result<IdleReport, LoadError> {
     let target = api.target().clone();
     let sources = source_addresses(&target.address.ip(), options.sources)?;
-    let prefix = super::play::run_prefix();
+    let prefix = super::players::run_prefix();
     let players = (options.connections as usize).min(PLAYERS);
     let mut tokens = Vec::with_capacity(players);
     for index in 0..players {

@@ -23,6 +23,7 @@ mod host;
 mod idle;
 pub mod options;
 mod play;
+mod players;
 pub mod report;
 mod stats;
 pub mod verify;
