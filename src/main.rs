@@ -1,3 +1,6 @@
+//! The `tavoliere` binary: parses the command line and hands it to
+//! [`tavoliere::cli`], where every command lives.
+
 use std::io;
 use std::process::ExitCode;
 
