@@ -927,13 +927,14 @@ async fn a_webhook_redirect_is_not_followed() {
     let (alice, bob) = bob_with_a_webhook(&server, &url, &Mutex::new(String::new())).await;
     let id = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
     play_first(&server, id, &alice, None).await;
-    // The attempt is settled only after the answer, and a followed redirect
-    // would have been part of it.
-    until("the first attempt settled", || async {
+    // An attempt is counted when it is claimed, before it is sent; its
+    // error is recorded once the answer is back, and a followed redirect
+    // would have been part of that answer.
+    until("the first attempt's answer recorded", || async {
         deliveries(&server, &bob, "")
             .await
             .first()
-            .is_some_and(|d| d["attempts"].as_i64() >= Some(1))
+            .is_some_and(|d| d["status"] != "pending" || d["last_error"].is_string())
     })
     .await;
     let log = deliveries(&server, &bob, "").await;
