@@ -60,32 +60,11 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    serve(listener, config, None, shutdown).await
-}
-
-/// [`run`], with `presence` instead of the real-time hub telling the notifier
-/// who is connected (no mail to them): for tests of the notifier.
-pub async fn run_with_presence(
-    listener: TcpListener,
-    config: Config,
-    presence: Arc<dyn notify::Presence>,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    serve(listener, config, Some(presence), shutdown).await
-}
-
-async fn serve(
-    listener: TcpListener,
-    config: Config,
-    presence: Option<Arc<dyn notify::Presence>>,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let store = store::connect(&config.database_url).await?;
     let metrics = Arc::new(metrics::Metrics::default());
     let hub = Arc::new(realtime::Hub::new(config.realtime.ws_channel_capacity));
     let games = Arc::new(games::Games::new(store.clone(), metrics.clone(), hub.clone()).with_timing(config.timing()));
-    let presence = presence.unwrap_or_else(|| hub.clone());
-    let notifier = notify::Notifier::new(store.clone(), games.clone(), config.notify.clone(), presence)?;
+    let notifier = notify::Notifier::new(store.clone(), games.clone(), config.notify.clone(), hub.clone())?;
     let players = Arc::new(players::Players::new(store.clone(), games.clone(), config.players()));
     let state = http::AppState {
         games: games.clone(),

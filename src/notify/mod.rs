@@ -39,16 +39,6 @@ pub trait Presence: Send + Sync + 'static {
     fn is_connected(&self, player_id: i64) -> bool;
 }
 
-/// The answer until a real-time hub is plugged in: nobody is connected.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NobodyConnected;
-
-impl Presence for NobodyConnected {
-    fn is_connected(&self, _player_id: i64) -> bool {
-        false
-    }
-}
-
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum SmtpSecurity {
     /// Plain SMTP: only for a relay on the same host or in tests.
