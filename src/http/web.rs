@@ -19,43 +19,28 @@ struct Asset {
     body: &'static [u8],
 }
 
+const HTML: &str = "text/html; charset=utf-8";
+const JS: &str = "text/javascript; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
+const SVG: &str = "image/svg+xml";
+
+const fn asset(path: &'static str, content_type: &'static str, body: &'static [u8]) -> Asset {
+    Asset {
+        path,
+        content_type,
+        body,
+    }
+}
+
 /// Every file of the client, by the path it is served at.
 static ASSETS: &[Asset] = &[
-    Asset {
-        path: "/",
-        content_type: "text/html; charset=utf-8",
-        body: include_bytes!("../../web/index.html"),
-    },
-    Asset {
-        path: "/assets/app.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_bytes!("../../web/app.js"),
-    },
-    Asset {
-        path: "/assets/api.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_bytes!("../../web/api.js"),
-    },
-    Asset {
-        path: "/assets/board.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_bytes!("../../web/board.js"),
-    },
-    Asset {
-        path: "/assets/moves.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_bytes!("../../web/moves.js"),
-    },
-    Asset {
-        path: "/assets/style.css",
-        content_type: "text/css; charset=utf-8",
-        body: include_bytes!("../../web/style.css"),
-    },
-    Asset {
-        path: "/favicon.svg",
-        content_type: "image/svg+xml",
-        body: include_bytes!("../../web/favicon.svg"),
-    },
+    asset("/", HTML, include_bytes!("../../web/index.html")),
+    asset("/assets/app.js", JS, include_bytes!("../../web/app.js")),
+    asset("/assets/api.js", JS, include_bytes!("../../web/api.js")),
+    asset("/assets/board.js", JS, include_bytes!("../../web/board.js")),
+    asset("/assets/moves.js", JS, include_bytes!("../../web/moves.js")),
+    asset("/assets/style.css", CSS, include_bytes!("../../web/style.css")),
+    asset("/favicon.svg", SVG, include_bytes!("../../web/favicon.svg")),
 ];
 
 /// The first path segments the client routes itself; a GET of any of them
