@@ -724,11 +724,7 @@ async fn webhooks_are_signed_retried_and_logged() {
     assert_eq!(event["data"]["ply"], answer["game"]["ply"]);
     // The receiver has it; the server records the delivery once the answer
     // is back.
-    until("the delivery recorded as sent", || async {
-        let (_, log) = server.get("/players/me/deliveries", Some(&bob)).await;
-        log["deliveries"][0]["status"] == "sent"
-    })
-    .await;
+    until_newest_delivery_is(&server, &bob, "sent").await;
     let (status, log) = server.get("/players/me/deliveries", Some(&bob)).await;
     assert_eq!(status, StatusCode::OK);
     let log = log["deliveries"].as_array().unwrap();
@@ -784,6 +780,17 @@ async fn deliveries(server: &TestServer, token: &str, query: &str) -> Vec<Value>
     log["deliveries"].as_array().expect("deliveries").clone()
 }
 
+/// Waits until the newest delivery of `token`'s player has `status`.
+async fn until_newest_delivery_is(server: &TestServer, token: &str, status: &str) {
+    until(&format!("the newest delivery {status}"), || async {
+        deliveries(server, token, "")
+            .await
+            .first()
+            .is_some_and(|d| d["status"] == status)
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn a_delivery_is_failed_after_its_attempts_and_the_log_pages() {
     // Three attempts, all refused; the fourth request is the next event's.
@@ -795,13 +802,7 @@ async fn a_delivery_is_failed_after_its_attempts_and_the_log_pages() {
     let (alice, bob) = bob_with_a_webhook(&server, &url, &secret).await;
     let first = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
     play_first(&server, first, &alice, None).await;
-    until("the delivery failed", || async {
-        deliveries(&server, &bob, "")
-            .await
-            .first()
-            .is_some_and(|d| d["status"] == "failed")
-    })
-    .await;
+    until_newest_delivery_is(&server, &bob, "failed").await;
     let log = deliveries(&server, &bob, "").await;
     assert_eq!(log[0]["attempts"], 3, "{log:?}");
     assert!(log[0]["last_error"].as_str().unwrap().contains("500"), "{log:?}");
@@ -858,13 +859,7 @@ async fn a_notifier_restart_sends_nothing_twice() {
     let (alice, bob) = bob_with_a_webhook(&server, &url, &secret).await;
     let first = start(&server, &alice, &bob, json!({ "kind": "none" })).await;
     play_first(&server, first, &alice, None).await;
-    until("the first webhook recorded as sent", || async {
-        deliveries(&server, &bob, "")
-            .await
-            .first()
-            .is_some_and(|d| d["status"] == "sent")
-    })
-    .await;
+    until_newest_delivery_is(&server, &bob, "sent").await;
     server.stop().await;
     // Another process on the same database: its notifier starts from what
     // the first one stored, and the next request is a later event's.
