@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 
 use clap::Args;
 
-#[derive(Clone, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct Config {
     /// Address to listen on.
     #[arg(long, env = "TAVOLIERE_LISTEN", default_value = "127.0.0.1:8080")]
@@ -18,7 +18,7 @@ pub struct Config {
         default_value = "sqlite://tavoliere.db",
         hide_env_values = true
     )]
-    pub database_url: String,
+    pub database_url: DatabaseUrl,
     /// Log filter, e.g. `info` or `tavoliere=debug,tower_http=debug`.
     #[arg(long, env = "TAVOLIERE_LOG", default_value = "info")]
     pub log: String,
@@ -127,7 +127,7 @@ impl Config {
     pub fn with_database(database_url: impl Into<String>) -> Config {
         Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-            database_url: database_url.into(),
+            database_url: DatabaseUrl(database_url.into()),
             log: "info".to_owned(),
             cors_origins: Vec::new(),
             body_limit: 64 * 1024,
@@ -142,45 +142,63 @@ impl Config {
     }
 }
 
-/// The database URL without its password.
-fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let credentials = &url[scheme + 3..at];
-            match credentials.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
-                None => url.to_owned(),
-            }
+/// A database URL, which may hold a password: `Debug` (and so the start-up
+/// log line) prints it with the password replaced by `***`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct DatabaseUrl(pub String);
+
+impl fmt::Debug for DatabaseUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let url = &self.0;
+        match (url.find("://"), url.rfind('@')) {
+            (Some(scheme), Some(at)) if at > scheme => match url[scheme + 3..at].split_once(':') {
+                Some((user, _)) => write!(f, "\"{}{user}:***{}\"", &url[..scheme + 3], &url[at..]),
+                None => write!(f, "{url:?}"),
+            },
+            _ => write!(f, "{url:?}"),
         }
-        _ => url.to_owned(),
     }
 }
 
-impl fmt::Debug for Config {
+impl From<String> for DatabaseUrl {
+    fn from(url: String) -> DatabaseUrl {
+        DatabaseUrl(url)
+    }
+}
+
+/// A password from the command line or the environment, which `Debug` never
+/// prints.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for Secret {
+    fn from(secret: String) -> Secret {
+        Secret(secret)
+    }
+}
+
+impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Config")
-            .field("listen", &self.listen)
-            .field("database_url", &redact(&self.database_url))
-            .field("log", &self.log)
-            .field("cors_origins", &self.cors_origins)
-            .field("body_limit", &self.body_limit)
-            .field("request_timeout", &self.request_timeout)
-            .field("clock_day_ms", &self.clock_day_ms)
-            .field("sweep_interval_ms", &self.sweep_interval_ms)
-            .field("reminder_hours", &self.reminder_hours)
-            .field("vacation_days", &self.vacation_days)
-            .field("notify", &self.notify)
-            .field("realtime", &self.realtime)
-            .finish()
+        f.write_str("\"***\"")
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::{DatabaseUrl, Secret};
+
     #[test]
     fn passwords_are_redacted() {
-        assert_eq!(super::redact("postgres://u:secret@h/db"), "postgres://u:***@h/db");
-        assert_eq!(super::redact("postgres://u@h/db"), "postgres://u@h/db");
-        assert_eq!(super::redact("sqlite://tavoliere.db"), "sqlite://tavoliere.db");
+        let shown = |url: &str| format!("{:?}", DatabaseUrl(url.to_owned()));
+        assert_eq!(shown("postgres://u:secret@h/db"), "\"postgres://u:***@h/db\"");
+        assert_eq!(shown("postgres://u@h/db"), "\"postgres://u@h/db\"");
+        assert_eq!(shown("sqlite://tavoliere.db"), "\"sqlite://tavoliere.db\"");
+        assert_eq!(format!("{:?}", Secret::from("hunter2".to_owned())), "\"***\"");
     }
 }

@@ -1,5 +1,6 @@
-//! The vocabulary every layer speaks about games: a [`Seat`] at the table and
-//! a game's [`GameStatus`]. The store reads and writes them, the service
+//! The vocabulary every layer speaks about games: a [`Seat`] at the table,
+//! a game's [`GameStatus`], and time as Unix milliseconds ([`now`], the one
+//! place the services read the wall clock). The store reads and writes them, the service
 //! decides with them, the doors render them; none of them is a bare integer
 //! or a string literal outside (de)serialisation.
 //!
@@ -17,6 +18,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::rules;
+
+/// Unix time in milliseconds: what every deadline, event and stored row is
+/// measured in.
+pub fn now() -> i64 {
+    time::OffsetDateTime::now_utc().unix_timestamp_nanos() as i64 / 1_000_000
+}
 
 /// A seat at the table, numbered from 0 in turn order; seat 0 moves first.
 /// Stored as an integer column and sent as a JSON number.

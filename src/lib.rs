@@ -60,7 +60,7 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let store = store::connect(&config.database_url).await?;
+    let store = store::connect(&config.database_url.0).await?;
     let metrics = Arc::new(metrics::Metrics::default());
     let hub = Arc::new(realtime::Hub::new(config.realtime.ws_channel_capacity));
     let games = Arc::new(games::Games::new(store.clone(), metrics.clone(), hub.clone()).with_timing(config.timing()));

@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{connect, Database, TestServer, PATIENCE};
+use common::{connect, teardown, Database, TestServer, PATIENCE};
 use futures_util::SinkExt;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -27,21 +27,6 @@ async fn setup() -> (Database, TestServer) {
     setup_with(RealtimeConfig::default()).await
 }
 
-async fn teardown(database: Database, server: TestServer) {
-    server.stop().await;
-    database.remove().await;
-}
-
-/// A Gravity game between alice (seat 0, first) and bob.
-async fn gravity(server: &TestServer) -> (i64, String, String) {
-    let alice = server.register("alice").await;
-    let bob = server.register("bob").await;
-    let id = server
-        .start_game("gravity", "standard", &[&alice, &bob], &["alice", "bob"])
-        .await;
-    (id, alice, bob)
-}
-
 /// A line of Gravity that ends the game.
 fn finishing_line() -> Vec<String> {
     let mut position = AnyGame::new("gravity", Some("standard")).expect("gravity");
@@ -58,7 +43,7 @@ fn finishing_line() -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_players_play_a_whole_game_over_websocket_mixed_with_http_while_spectators_watch() {
     let (database, server) = setup().await;
-    let (id, alice_token, bob_token) = gravity(&server).await;
+    let (id, alice_token, bob_token) = server.gravity().await;
     // Alice authenticates on the upgrade, Bob with a first message (browsers).
     let mut alice = connect(&server, Some(&alice_token)).await;
     let mut bob = connect(&server, None).await;
@@ -149,7 +134,7 @@ async fn spectator_seq(server: &TestServer, id: i64) -> i64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_missed_three_moves_resumes_with_since_and_gets_exactly_those() {
     let (database, server) = setup().await;
-    let (id, alice, bob) = gravity(&server).await;
+    let (id, alice, bob) = server.gravity().await;
     server.play(id, &alice, "d4", 0).await;
     let mut watcher = connect(&server, None).await;
     let (frames, _) = watcher.subscribe(id, None).await;
@@ -185,7 +170,7 @@ async fn a_client_that_missed_three_moves_resumes_with_since_and_gets_exactly_th
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_malformed_message_gets_an_error_and_the_socket_keeps_working() {
     let (database, server) = setup().await;
-    let (id, alice, _) = gravity(&server).await;
+    let (id, alice, _) = server.gravity().await;
     let mut socket = connect(&server, Some(&alice)).await;
     let malformed = [
         "not json".to_owned(),
@@ -246,7 +231,7 @@ async fn every_malformed_message_gets_an_error_and_the_socket_keeps_working() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spectators_cannot_move_nor_write_in_the_players_room_and_private_games_stay_private() {
     let (database, server) = setup().await;
-    let (id, alice_token, bob_token) = gravity(&server).await;
+    let (id, alice_token, bob_token) = server.gravity().await;
     let carol_token = server.register("carol").await;
     let mut carol = connect(&server, Some(&carol_token)).await;
     let mut anonymous = connect(&server, None).await;
@@ -352,7 +337,7 @@ async fn spectators_cannot_move_nor_write_in_the_players_room_and_private_games_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn presence_shows_which_players_are_connected() {
     let (database, server) = setup().await;
-    let (id, alice_token, bob_token) = gravity(&server).await;
+    let (id, alice_token, bob_token) = server.gravity().await;
     let mut alice = connect(&server, Some(&alice_token)).await;
     let (frames, _) = alice.subscribe(id, None).await;
     assert_eq!(frames.last().expect("presence")["online"], json!([0]), "{frames:?}");
@@ -384,7 +369,7 @@ async fn presence_shows_which_players_are_connected() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_player_stream_says_it_is_your_turn_over_websocket_long_poll_and_sse() {
     let (database, server) = setup().await;
-    let (id, alice, bob_token) = gravity(&server).await;
+    let (id, alice, bob_token) = server.gravity().await;
     let mut bob = connect(&server, Some(&bob_token)).await;
     bob.send(json!({ "type": "subscribe_player", "id": "p" })).await;
     let (_, answer) = bob.until_answer("p").await;
@@ -624,7 +609,7 @@ async fn changes_made_through_another_server_process_arrive_live() {
         return;
     }
     let two = TestServer::start_with(Config::with_database(&database.url)).await;
-    let (id, alice, bob_token) = gravity(&one).await;
+    let (id, alice, bob_token) = one.gravity().await;
     let mut watcher = connect(&two, None).await;
     let (frames, _) = watcher.subscribe(id, None).await;
     let seen = frames[0]["seq"].as_i64().expect("a snapshot seq");
@@ -669,7 +654,7 @@ async fn changes_made_through_another_server_process_arrive_live() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_retried_move_over_websocket_answers_not_created_and_applies_nothing() {
     let (database, server) = setup().await;
-    let (id, alice_token, _) = gravity(&server).await;
+    let (id, alice_token, _) = server.gravity().await;
     let mut alice = connect(&server, Some(&alice_token)).await;
     let request = json!({ "type": "move", "game": id, "move": "d4", "ply": 0, "message": "hi" });
     let mut answers = Vec::new();
@@ -702,7 +687,7 @@ async fn a_retried_move_over_websocket_answers_not_created_and_applies_nothing()
 async fn resuming_from_too_far_back_or_a_negative_since_gets_a_snapshot() {
     use tavoliere::realtime::socket::MAX_REPLAY;
     let (database, server) = setup().await;
-    let (id, alice, _) = gravity(&server).await;
+    let (id, alice, _) = server.gravity().await;
     let start = spectator_seq(&server, id).await;
     // A negative `since`, even with the whole log within the window.
     let mut watcher = connect(&server, None).await;
@@ -760,7 +745,7 @@ async fn the_socket_refuses_doing_twice_what_is_done_once_and_too_many_games() {
         ..RealtimeConfig::default()
     })
     .await;
-    let (id, alice, _) = gravity(&server).await;
+    let (id, alice, _) = server.gravity().await;
     let mut socket = connect(&server, Some(&alice)).await;
     let auth = json!({ "type": "auth", "token": alice, "id": "a" });
     assert_eq!(refusal(&mut socket, auth).await, "already_authenticated");

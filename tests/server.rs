@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{assert_error, Database, TestServer};
+use common::{assert_error, teardown, Database, TestServer};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use tavoliere::rules::{catalogue, AnyGame};
@@ -14,21 +14,6 @@ async fn setup() -> (Database, TestServer) {
     let database = Database::new().await;
     let server = TestServer::start(&database).await;
     (database, server)
-}
-
-async fn teardown(database: Database, server: TestServer) {
-    server.stop().await;
-    database.remove().await;
-}
-
-/// A Gravity game between alice (yellow, first) and bob.
-async fn gravity(server: &TestServer) -> (i64, String, String) {
-    let alice = server.register("alice").await;
-    let bob = server.register("bob").await;
-    let id = server
-        .start_game("gravity", "standard", &[&alice, &bob], &["alice", "bob"])
-        .await;
-    (id, alice, bob)
 }
 
 /// A move sequence that ends the game, found with the rules library. Random
@@ -156,7 +141,7 @@ async fn a_complete_game_of_every_variant_over_http() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_error_status() {
     let (database, server) = setup().await;
-    let (id, alice, bob) = gravity(&server).await;
+    let (id, alice, bob) = server.gravity().await;
     let carol = server.register("carol").await;
     let moves = format!("/games/{id}/moves");
 
@@ -275,7 +260,7 @@ async fn every_error_status() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_concurrent_submissions_of_one_ply_store_exactly_one_move() {
     let (database, server) = setup().await;
-    let (id, alice, bob) = gravity(&server).await;
+    let (id, alice, bob) = server.gravity().await;
     let (_, state) = server.get(&format!("/games/{id}"), None).await;
     let legal: Vec<String> = state["legal"]
         .as_array()
@@ -340,7 +325,7 @@ async fn fifty_concurrent_submissions_of_one_ply_store_exactly_one_move() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_retried_move_is_applied_once() {
     let (database, server) = setup().await;
-    let (id, alice, bob) = gravity(&server).await;
+    let (id, alice, bob) = server.gravity().await;
     let (s1, first) = server
         .post(
             &format!("/games/{id}/moves"),
@@ -382,7 +367,7 @@ async fn a_retried_move_is_applied_once() {
 async fn a_restart_mid_game_loses_nothing() {
     let database = Database::new().await;
     let server = TestServer::start(&database).await;
-    let (id, alice, bob) = gravity(&server).await;
+    let (id, alice, bob) = server.gravity().await;
     let mut played = Vec::new();
     for ply in 0..5 {
         let (_, state) = server.get(&format!("/games/{id}"), None).await;
@@ -605,7 +590,7 @@ async fn the_lobby_open_seats_invitations_filters_and_pages() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn draws_takebacks_and_aborts() {
     let (database, server) = setup().await;
-    let (id, alice, bob) = gravity(&server).await;
+    let (id, alice, bob) = server.gravity().await;
     let game = |path: &str| format!("/games/{id}/{path}");
     // Abort is allowed before both have moved.
     let (s, _) = server.play(id, &alice, "d4", 0).await;
@@ -715,7 +700,7 @@ async fn catalogue_analysis_health_metrics_and_openapi() {
     let (s, b) = server.send(server.client.get(format!("{}/healthz", server.base))).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(b["status"], "ok");
-    gravity(&server).await;
+    server.gravity().await;
     let (s, _, metrics) = {
         let response = server
             .client
@@ -775,7 +760,7 @@ async fn two_servers_one_hot_game() -> (Database, TestServer, TestServer, i64, S
     let database = Database::new().await;
     let one = TestServer::start(&database).await;
     let two = TestServer::start(&database).await;
-    let (id, alice, bob) = gravity(&one).await;
+    let (id, alice, bob) = one.gravity().await;
     for server in [&one, &two] {
         let (s, _) = server.get(&format!("/games/{id}"), None).await;
         assert_eq!(s, StatusCode::OK);
@@ -876,7 +861,7 @@ async fn a_stale_copy_in_memory_never_refuses_a_good_move() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_input_gets_a_json_4xx() {
     let (database, server) = setup().await;
-    let (id, alice, _bob) = gravity(&server).await;
+    let (id, alice, _bob) = server.gravity().await;
     let moves = format!("/games/{id}/moves");
     let cases = [
         json!({ "move": "d4", "ply": i64::MAX }),
@@ -932,50 +917,45 @@ async fn hostile_input_gets_a_json_4xx() {
             .await;
         assert_error(s, &b, StatusCode::UNAUTHORIZED, "unauthorized");
     }
-    let (s, b) = server
-        .post(
+    let refusals = [
+        (
             "/players",
-            None,
             json!({ "name": "n".repeat(33), "password": "correct horse" }),
-        )
-        .await;
-    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_name");
-    let (s, b) = server
-        .post("/players", None, json!({ "name": "eve", "password": "p".repeat(129) }))
-        .await;
-    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_password");
-    let (s, b) = server
-        .post(
+            "bad_name",
+        ),
+        (
             "/players",
-            None,
+            json!({ "name": "eve", "password": "p".repeat(129) }),
+            "bad_password",
+        ),
+        (
+            "/players",
             json!({ "name": "eve", "password": "correct horse", "email": "nope" }),
-        )
-        .await;
-    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_email");
-    let (s, b) = server
-        .post("/games", Some(&alice), json!({ "game": "gravity", "seat": 7 }))
-        .await;
-    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_seat");
-    let (s, b) = server
-        .post(
+            "bad_email",
+        ),
+        ("/games", json!({ "game": "gravity", "seat": 7 }), "bad_seat"),
+        (
             "/games",
-            Some(&alice),
             json!({ "game": "gravity", "opponents": ["alice"] }),
-        )
-        .await;
-    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "bad_opponent");
-    let (s, b) = server
-        .post(
+            "bad_opponent",
+        ),
+        (
             "/games",
-            Some(&alice),
             json!({ "game": "gravity", "opponents": ["ghost"] }),
-        )
-        .await;
-    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "unknown_player");
-    let (s, b) = server
-        .post("/games", Some(&alice), json!({ "game": "gravity", "variant": "huge" }))
-        .await;
-    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "unknown_game");
+            "unknown_player",
+        ),
+        (
+            "/games",
+            json!({ "game": "gravity", "variant": "huge" }),
+            "unknown_game",
+        ),
+    ];
+    for (path, body, code) in refusals {
+        // Registration is anonymous; creating a game is alice's.
+        let token = (path == "/games").then_some(alice.as_str());
+        let (s, b) = server.post(path, token, body.clone()).await;
+        assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, code);
+    }
     // The game is untouched by all of it.
     let (_, state) = server.get(&format!("/games/{id}"), None).await;
     assert_eq!(state["ply"], 0);
@@ -1128,7 +1108,7 @@ async fn a_new_password_needs_the_current_one() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_move_declines_the_other_sides_offers_and_keeps_the_movers() {
     let (database, server) = setup().await;
-    let (id, alice, bob) = gravity(&server).await;
+    let (id, alice, bob) = server.gravity().await;
     let offer = |what: &str, token: &str| {
         let path = format!("/games/{id}/{what}/yes");
         let token = token.to_owned();

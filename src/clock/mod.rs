@@ -104,6 +104,20 @@ impl TimeControl {
         }
     }
 
+    /// The most a correspondence bank holds, in days: `cap_days`, or else
+    /// the larger of the starting bank and the bonus.
+    fn bank_cap_days(self) -> u32 {
+        match self {
+            TimeControl::Correspondence {
+                bank_days,
+                bonus_days,
+                cap_days,
+                ..
+            } => cap_days.unwrap_or_else(|| bank_days.unwrap_or(0).max(bonus_days.unwrap_or(0))),
+            _ => 0,
+        }
+    }
+
     pub fn is_correspondence(self) -> bool {
         matches!(self, TimeControl::Correspondence { .. })
     }
@@ -283,14 +297,11 @@ impl Clock {
             TimeControl::None => remaining,
             TimeControl::Correspondence {
                 days_per_move,
-                bank_days,
                 bonus_days,
-                cap_days,
+                ..
             } => {
                 let overdraft = (used - self.scale.days(days_per_move)).max(0);
-                let cap = self
-                    .scale
-                    .days(cap_days.unwrap_or_else(|| bank_days.unwrap_or(0).max(bonus_days.unwrap_or(0))));
+                let cap = self.scale.days(self.control.bank_cap_days());
                 (remaining - overdraft + self.scale.days(bonus_days.unwrap_or(0))).min(cap.max(remaining - overdraft))
             }
             TimeControl::Live { increment_seconds, .. } => remaining - used + i64::from(increment_seconds) * 1000,

@@ -57,10 +57,7 @@ pub const MAX_CHAT_LEN: usize = 1000;
 /// How often an action is re-decided after losing a race before giving up.
 const ATTEMPTS: usize = 4;
 
-/// Unix time in milliseconds.
-pub fn now() -> i64 {
-    time::OffsetDateTime::now_utc().unix_timestamp_nanos() as i64 / 1_000_000
-}
+pub use crate::domain::now;
 
 /// A new game, as its creator asks for it.
 #[derive(Clone, Debug, Default)]

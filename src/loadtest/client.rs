@@ -280,11 +280,7 @@ impl Api {
     }
 
     pub async fn join(&self, token: &str, game: i64) -> Result<GameView, RequestError> {
-        let request = self
-            .client
-            .post(self.url(&format!("/games/{game}/join")))
-            .bearer_auth(token);
-        self.send(request).await
+        self.act(token, game, "join").await
     }
 
     pub async fn play(&self, token: &str, game: i64, notation: &str, ply: i64) -> Result<MoveAnswer, RequestError> {
@@ -297,9 +293,14 @@ impl Api {
     }
 
     pub async fn resign(&self, token: &str, game: i64) -> Result<GameView, RequestError> {
+        self.act(token, game, "resign").await
+    }
+
+    /// A bodiless `POST /games/{game}/{action}` answered with the game.
+    async fn act(&self, token: &str, game: i64, action: &str) -> Result<GameView, RequestError> {
         let request = self
             .client
-            .post(self.url(&format!("/games/{game}/resign")))
+            .post(self.url(&format!("/games/{game}/{action}")))
             .bearer_auth(token);
         self.send(request).await
     }

@@ -49,7 +49,7 @@ impl Mailer {
         });
         let mut builder = builder.port(port).timeout(Some(Duration::from_secs(30)));
         if let (Some(user), Some(password)) = (&config.smtp_user, &config.smtp_password) {
-            builder = builder.credentials(Credentials::new(user.clone(), password.clone()));
+            builder = builder.credentials(Credentials::new(user.clone(), password.expose().to_owned()));
         }
         let from = config
             .mail_from

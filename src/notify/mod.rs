@@ -19,7 +19,6 @@ pub mod email;
 pub mod webhook;
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,7 +27,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use utoipa::ToSchema;
 
-use crate::games::{now, Games};
+use crate::domain::now;
+use crate::games::Games;
 use crate::store::{DeliveryRow, NewDelivery, NotifySettings, Outbox, Player, Settlement, Store};
 use email::{Mail, Mailer};
 use webhook::WebhookUrl;
@@ -50,7 +50,7 @@ pub enum SmtpSecurity {
     Tls,
 }
 
-#[derive(Clone, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct NotifyConfig {
     /// SMTP relay for notification mails; none: email is off.
     #[arg(long, env = "TAVOLIERE_SMTP_HOST")]
@@ -63,7 +63,7 @@ pub struct NotifyConfig {
     #[arg(long, env = "TAVOLIERE_SMTP_USER")]
     pub smtp_user: Option<String>,
     #[arg(long, env = "TAVOLIERE_SMTP_PASSWORD", hide_env_values = true)]
-    pub smtp_password: Option<String>,
+    pub smtp_password: Option<crate::config::Secret>,
     /// The sender of notification mails.
     #[arg(long, env = "TAVOLIERE_MAIL_FROM", default_value = "Tavoliere <tavoliere@localhost>")]
     pub mail_from: String,
@@ -107,25 +107,6 @@ impl Default for NotifyConfig {
             webhook_timeout_ms: 10_000,
             webhook_allow_private: false,
         }
-    }
-}
-
-impl fmt::Debug for NotifyConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("NotifyConfig")
-            .field("smtp_host", &self.smtp_host)
-            .field("smtp_port", &self.smtp_port)
-            .field("smtp_security", &self.smtp_security)
-            .field("smtp_user", &self.smtp_user)
-            .field("smtp_password", &self.smtp_password.as_ref().map(|_| "***"))
-            .field("mail_from", &self.mail_from)
-            .field("base_url", &self.base_url)
-            .field("notify_interval_ms", &self.notify_interval_ms)
-            .field("notify_retry_ms", &self.notify_retry_ms)
-            .field("notify_attempts", &self.notify_attempts)
-            .field("webhook_timeout_ms", &self.webhook_timeout_ms)
-            .field("webhook_allow_private", &self.webhook_allow_private)
-            .finish()
     }
 }
 

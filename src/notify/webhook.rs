@@ -191,7 +191,7 @@ pub async fn post(
             .await
             .map_err(|e| e.to_string())?;
     }
-    let timestamp = crate::games::now() / 1000;
+    let timestamp = crate::domain::now() / 1000;
     let response = client
         .post(url.0.clone())
         .timeout(timeout)

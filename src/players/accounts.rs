@@ -14,7 +14,7 @@ use super::passwords::{hash_password, verify_password};
 use super::settings::{self, SettingsChange};
 use super::tokens::{new_token, token_hash};
 use super::{Me, PlayerError, Players, Result};
-use crate::games::now;
+use crate::domain::now;
 use crate::store::{NewPassword, NewPlayer, NewToken, Player, PlayerChange, StoreError};
 
 pub const MAX_NAME_LEN: usize = 32;

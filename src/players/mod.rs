@@ -35,7 +35,7 @@ pub use vacations::{Allowance, VacationRefused, VacationRequest};
 /// these without naming the store.
 pub use crate::store::{DeliveryRow, EventRow, Player};
 
-use crate::games::now;
+use crate::domain::now;
 use crate::notify::NotifyChoices;
 use crate::store::Store;
 

@@ -10,7 +10,7 @@
 //! recomputed through the [`super::Deadlines`] port.
 
 use super::{Me, PlayerError, Players, Result};
-use crate::games::now;
+use crate::domain::now;
 use crate::store::{NewVacation, Player, StoreError};
 
 /// A client's clock may be this far behind ours.

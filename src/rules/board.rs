@@ -226,6 +226,37 @@ impl Iterator for Bitboard {
     }
 }
 
+/// How many squares of `board` lie in a row from each square in each of
+/// `directions` before the first one off it (the square itself not
+/// counted); all 0 for a square off the board. The move tables of the games
+/// whose pieces slide along rays.
+pub const fn reach<const D: usize>(board: Bitboard, directions: [(i8, i8); D]) -> [[u8; D]; 64] {
+    let mut table = [[0u8; D]; 64];
+    let mut index = 0;
+    while index < 64 {
+        if board.0 & (1 << index) != 0 {
+            let mut dir = 0;
+            while dir < D {
+                let (df, dr) = directions[dir];
+                let (mut file, mut rank) = ((index % 8) as i8, (index / 8) as i8);
+                let mut steps = 0;
+                loop {
+                    file += df;
+                    rank += dr;
+                    if file < 0 || file > 7 || rank < 0 || rank > 7 || board.0 & (1 << (rank * 8 + file)) == 0 {
+                        break;
+                    }
+                    steps += 1;
+                }
+                table[index][dir] = steps;
+                dir += 1;
+            }
+        }
+        index += 1;
+    }
+    table
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use arrayvec::ArrayVec;
 
-use super::board::{Bitboard, NotationError, Square};
+use super::board::{reach, Bitboard, NotationError, Square};
 use super::playout::Rng;
 use super::{BoardView, EndReason, Outcome, Rules, Seat, SeatView, View, Winners};
 
@@ -68,33 +68,7 @@ const ORTHOGONAL: [(i8, i8); 4] = [(0, 1), (1, 0), (0, -1), (-1, 0)];
 /// How many steps each square can go in each orthogonal direction and stay on
 /// the board. Every rank and file of the board is one unbroken run of squares,
 /// so a move passing over anything only needs its landing square on the board.
-const REACH: [[u8; 4]; 64] = {
-    let mut table = [[0u8; 4]; 64];
-    let mut index = 0;
-    while index < 64 {
-        if BOARD.0 & (1 << index) != 0 {
-            let mut dir = 0;
-            while dir < 4 {
-                let (df, dr) = ORTHOGONAL[dir];
-                let mut file = (index % 8) as i8;
-                let mut rank = (index / 8) as i8;
-                let mut steps = 0;
-                loop {
-                    file += df;
-                    rank += dr;
-                    if file < 0 || file > 7 || rank < 0 || rank > 7 || BOARD.0 & (1 << (rank * 8 + file)) == 0 {
-                        break;
-                    }
-                    steps += 1;
-                }
-                table[index][dir] = steps;
-                dir += 1;
-            }
-        }
-        index += 1;
-    }
-    table
-};
+const REACH: [[u8; 4]; 64] = reach(BOARD, ORTHOGONAL);
 
 /// A move as the notation names it. Swaps keep their squares in order of file
 /// then rank.
@@ -771,16 +745,7 @@ impl Rules for Focus {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn sq(name: &str) -> Square {
-        name.parse().unwrap()
-    }
-
-    fn legal(game: &Focus) -> Vec<String> {
-        let mut moves = MoveList::new();
-        game.legal_moves(&mut moves);
-        moves.iter().map(|m| m.to_string()).collect()
-    }
+    use crate::rules::testing::{legal, sq};
 
     /// A position built square by square: `stacks` lists `square:seats`
     /// bottom to top, e.g. `c3:010`.

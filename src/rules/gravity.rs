@@ -213,6 +213,7 @@ impl Rules for Gravity {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::testing::sq;
 
     impl Gravity {
         fn legal_moves_vec(&self) -> Vec<Square> {
@@ -220,10 +221,6 @@ mod tests {
             self.legal_moves(&mut moves);
             moves.to_vec()
         }
-    }
-
-    fn sq(name: &str) -> Square {
-        name.parse().unwrap()
     }
 
     fn play(moves: &str) -> Gravity {

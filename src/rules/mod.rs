@@ -22,6 +22,8 @@ pub mod huntsmen;
 pub mod neighbours;
 pub mod pente;
 pub mod playout;
+#[cfg(test)]
+mod testing;
 pub mod torri;
 
 use std::fmt;

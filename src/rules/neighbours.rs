@@ -308,11 +308,8 @@ impl Rules for Neighbours {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::testing::{legal, sq};
     use crate::rules::Winners;
-
-    fn sq(name: &str) -> Square {
-        name.parse().unwrap()
-    }
 
     fn play(friendly: bool, moves: &str) -> Neighbours {
         let mut game = Neighbours::new(friendly);
@@ -332,12 +329,6 @@ mod tests {
         }
         game.ply = to_move as u32;
         game
-    }
-
-    fn legal(game: &Neighbours) -> Vec<String> {
-        let mut moves = MoveList::new();
-        game.legal_moves(&mut moves);
-        moves.iter().map(Move::to_string).collect()
     }
 
     /// The landing squares of the piece on `from`, sorted.

@@ -798,6 +798,7 @@ impl Rules for Pente {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::testing::legal;
     use crate::rules::Winners;
 
     fn pt(name: &str) -> Point {
@@ -830,12 +831,6 @@ mod tests {
             game.play_str(m).map_err(|e| format!("{m}: {e}"))?;
         }
         Ok(game)
-    }
-
-    fn legal(game: &Pente) -> Vec<String> {
-        let mut moves = MoveList::new();
-        game.legal_moves(&mut moves);
-        moves.iter().map(Move::to_string).collect()
     }
 
     fn stone(game: &Pente, name: &str) -> Option<Option<Seat>> {

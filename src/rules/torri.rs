@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use arrayvec::ArrayVec;
 
-use super::board::{NotationError, Square, DIRECTIONS};
+use super::board::{reach, NotationError, Square, DIRECTIONS};
 use super::playout::Rng;
 use super::{Bitboard, BoardView, EndReason, Outcome, Rules, Seat, SeatView, View};
 
@@ -45,30 +45,7 @@ const ALT: [[i8; 8]; 8] = [
 
 /// The number of squares of the board from each square in each of the 8
 /// directions of [`DIRECTIONS`], the square itself not counted.
-const REACH: [[u8; 8]; 64] = {
-    let mut table = [[0u8; 8]; 64];
-    let mut index = 0;
-    while index < 64 {
-        let mut dir = 0;
-        while dir < 8 {
-            let (df, dr) = DIRECTIONS[dir];
-            let (mut file, mut rank) = ((index % 8) as i8, (index / 8) as i8);
-            let mut steps = 0;
-            loop {
-                file += df;
-                rank += dr;
-                if file < 0 || file > 7 || rank < 0 || rank > 7 {
-                    break;
-                }
-                steps += 1;
-            }
-            table[index][dir] = steps;
-            dir += 1;
-        }
-        index += 1;
-    }
-    table
-};
+const REACH: [[u8; 8]; 64] = reach(Bitboard::FULL, DIRECTIONS);
 
 /// How many directions lead somewhere from each square: 3, 5 or 8.
 const EXITS: [u8; 64] = {
@@ -391,16 +368,7 @@ impl Rules for Torri {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn sq(name: &str) -> Square {
-        name.parse().unwrap()
-    }
-
-    fn legal(game: &Torri) -> Vec<String> {
-        let mut moves = MoveList::new();
-        game.legal_moves(&mut moves);
-        moves.iter().map(|m| m.to_string()).collect()
-    }
+    use crate::rules::testing::{legal, sq};
 
     /// An empty board with the given stacks (`square:seats`, bottom to top,
     /// 0 = x, 1 = o), x to move.

@@ -1,10 +1,14 @@
 //! What can go wrong in the store, in the store's own words: no HTTP here
-//! (`crate::error` maps these to responses).
+//! (the services wrap them in their own errors, which `crate::http::error`
+//! maps to responses).
 
 use std::sync::Arc;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// The database URL names no backend this build has.
+    #[error("DATABASE_URL must start with sqlite: or postgres://")]
+    UnknownDatabase,
     /// The game changed since it was read: reload and decide again.
     #[error("the game changed meanwhile")]
     Conflict,

@@ -62,14 +62,12 @@ pub trait Store: PlayerStore + GameStore + ClockStore + NotifyStore + Send + Syn
 
 /// Connects to the database the URL names (`sqlite:…` or `postgres://…`),
 /// creating a SQLite file if missing, and applies the migrations.
-pub async fn connect(url: &str) -> Result<Arc<dyn Store>, sqlx::Error> {
+pub async fn connect(url: &str) -> StoreResult<Arc<dyn Store>> {
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         Ok(Arc::new(PgStore::connect(url).await?))
     } else if url.starts_with("sqlite:") {
         Ok(Arc::new(SqliteStore::connect(url).await?))
     } else {
-        Err(sqlx::Error::Configuration(
-            "DATABASE_URL must start with sqlite: or postgres://".into(),
-        ))
+        Err(StoreError::UnknownDatabase)
     }
 }

@@ -181,15 +181,9 @@ where
     }
 
     async fn player_events(&self, player_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>> {
-        Ok(sqlx::query_as(
-            "SELECT seq, kind, payload, created_at FROM player_events \
-             WHERE player_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
-        )
-        .bind(player_id)
-        .bind(after)
-        .bind(limit)
-        .fetch_all(self.pool())
-        .await?)
+        let sql = "SELECT seq, kind, payload, created_at FROM player_events \
+                   WHERE player_id = $1 AND seq > $2 ORDER BY seq LIMIT $3";
+        event_page(self.pool(), sql, player_id, after, limit).await
     }
 
     async fn player_event_seq(&self, player_id: i64) -> StoreResult<i64> {
@@ -294,20 +288,38 @@ where
     }
 
     async fn game_events(&self, game_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>> {
-        Ok(sqlx::query_as(
-            "SELECT seq, kind, payload, created_at FROM game_events \
-             WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
-        )
-        .bind(game_id)
-        .bind(after)
-        .bind(limit)
-        .fetch_all(self.pool())
-        .await?)
+        let sql = "SELECT seq, kind, payload, created_at FROM game_events \
+                   WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3";
+        event_page(self.pool(), sql, game_id, after, limit).await
     }
 
     fn announcements(&self) -> Option<mpsc::Receiver<Vec<Announcement>>> {
         Backend::announcements(self)
     }
+}
+
+/// A page of one event log: `sql` selects an owner's events after a
+/// sequence number (`$1` owner, `$2` after, `$3` limit), in order.
+async fn event_page<DB>(
+    pool: &sqlx::Pool<DB>,
+    sql: &'static str,
+    owner: i64,
+    after: i64,
+    limit: i64,
+) -> StoreResult<Vec<EventRow>>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'q> i64: Param<'q, DB>,
+    EventRow: Decoded<DB>,
+{
+    Ok(sqlx::query_as(sql)
+        .bind(owner)
+        .bind(after)
+        .bind(limit)
+        .fetch_all(pool)
+        .await?)
 }
 
 /// The seats of a game, in order.

@@ -232,6 +232,17 @@ impl TestServer {
         id
     }
 
+    /// A started Gravity game between alice (seat 0, yellow, first) and
+    /// bob: its id and their tokens.
+    pub async fn gravity(&self) -> (i64, String, String) {
+        let alice = self.register("alice").await;
+        let bob = self.register("bob").await;
+        let id = self
+            .start_game("gravity", "standard", &[&alice, &bob], &["alice", "bob"])
+            .await;
+        (id, alice, bob)
+    }
+
     pub async fn play(&self, id: i64, token: &str, mv: &str, ply: i64) -> (StatusCode, Value) {
         self.post(
             &format!("/games/{id}/moves"),
@@ -240,6 +251,12 @@ impl TestServer {
         )
         .await
     }
+}
+
+/// Stops the server, then drops its database.
+pub async fn teardown(database: Database, server: TestServer) {
+    server.stop().await;
+    database.remove().await;
 }
 
 /// Longest a test waits for something it expects: generous, so that a

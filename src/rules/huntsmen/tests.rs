@@ -2,6 +2,7 @@ use std::collections::BTreeSet;
 
 use super::*;
 use crate::rules::playout::Rng;
+use crate::rules::testing::{legal, sq};
 
 const ALL: [Variant; 9] = [
     Variant::Standard,
@@ -14,10 +15,6 @@ const ALL: [Variant; 9] = [
     Variant::Annuvin,
     Variant::AnnuvinEmpty,
 ];
-
-fn sq(name: &str) -> Square {
-    name.parse().unwrap()
-}
 
 fn set(names: &str) -> Bitboard {
     names.split_whitespace().fold(Bitboard::EMPTY, |b, n| b | sq(n).bit())
@@ -39,12 +36,6 @@ fn play(variant: Variant, moves: &str) -> Huntsmen {
         game.play_str(m).unwrap_or_else(|e| panic!("{m}: {e}"));
     }
     game
-}
-
-fn legal(game: &Huntsmen) -> Vec<String> {
-    let mut moves = MoveList::default();
-    game.legal_moves(&mut moves);
-    moves.as_slice().iter().map(Move::to_string).collect()
 }
 
 /// The legal moves of the piece on `from`, sorted.
@@ -229,33 +220,19 @@ fn chains_spend_credit_and_every_prefix_is_legal() {
         assert!(b1.contains(&chain.to_string()), "{chain} in {b1:?}");
     }
     assert!(!b1.contains(&"b1xb2xd2xc3".to_string()));
-    assert_eq!(
-        error(&game, "b1xb2xd2xc3"),
-        "the chain has no credit left, c3 is 1 away"
-    );
-    assert_eq!(
-        error(&game, "b1xb2xd4xc3"),
-        "the chain has no credit left, c3 is 1 away"
-    );
-    assert_eq!(
-        error(&game, "b1xc3xd4xd2"),
-        "the chain has no credit left, d2 is 2 away"
-    );
-    assert_eq!(error(&game, "b1xd2xb2"), "the chain has 1 credit left, b2 is 2 away");
-    // A leg that lands on an empty square cannot be part of a chain.
-    assert_eq!(
-        error(&game, "b1xb2-a3"),
-        "a chain leg must capture: a3 holds no black piece"
-    );
-    assert_eq!(
-        error(&game, "b1-c1xc3"),
-        "a chain leg must capture: c1 holds no black piece"
-    );
-    // A piece cannot be captured twice.
-    assert_eq!(
-        error(&game, "b1xb2xc3xb2"),
-        "a chain leg must capture: b2 holds no black piece"
-    );
+    for (chain, refusal) in [
+        ("b1xb2xd2xc3", "the chain has no credit left, c3 is 1 away"),
+        ("b1xb2xd4xc3", "the chain has no credit left, c3 is 1 away"),
+        ("b1xc3xd4xd2", "the chain has no credit left, d2 is 2 away"),
+        ("b1xd2xb2", "the chain has 1 credit left, b2 is 2 away"),
+        // A leg that lands on an empty square cannot be part of a chain.
+        ("b1xb2-a3", "a chain leg must capture: a3 holds no black piece"),
+        ("b1-c1xc3", "a chain leg must capture: c1 holds no black piece"),
+        // A piece cannot be captured twice.
+        ("b1xb2xc3xb2", "a chain leg must capture: b2 holds no black piece"),
+    ] {
+        assert_eq!(error(&game, chain), refusal, "{chain}");
+    }
     // Case is free on input; the separators are not (see
     // `separators_x_must_capture_and_dash_may`).
     assert_eq!(canonical(&game, "B1XB2XC3"), "b1xb2xc3");
@@ -714,14 +691,8 @@ fn small_boards_never_spill() {
     // The bound in `INLINE`'s comment, checked along many random games; the
     // largest lists of the big boards are reported for the record.
     let mut rng = Rng::new(5);
-    for variant in [
-        Variant::Standard,
-        Variant::Orthogonal,
-        Variant::Empty,
-        Variant::OrthogonalEmpty,
-        Variant::Hex,
-        Variant::HexEmpty,
-    ] {
+    // `ALL` lists the six variants of the small boards first.
+    for variant in ALL[..6].iter().copied() {
         let mut longest = 0;
         for _ in 0..300 {
             let mut game = Huntsmen::new(variant);
