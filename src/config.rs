@@ -166,32 +166,9 @@ impl From<String> for DatabaseUrl {
     }
 }
 
-/// A password from the command line or the environment, which `Debug` never
-/// prints.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl From<String> for Secret {
-    fn from(secret: String) -> Secret {
-        Secret(secret)
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("\"***\"")
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{DatabaseUrl, Secret};
+    use super::DatabaseUrl;
 
     #[test]
     fn passwords_are_redacted() {
@@ -199,6 +176,5 @@ mod tests {
         assert_eq!(shown("postgres://u:secret@h/db"), "\"postgres://u:***@h/db\"");
         assert_eq!(shown("postgres://u@h/db"), "\"postgres://u@h/db\"");
         assert_eq!(shown("sqlite://tavoliere.db"), "\"sqlite://tavoliere.db\"");
-        assert_eq!(format!("{:?}", Secret::from("hunter2".to_owned())), "\"***\"");
     }
 }

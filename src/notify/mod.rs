@@ -19,6 +19,7 @@ pub mod email;
 pub mod webhook;
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -63,7 +64,7 @@ pub struct NotifyConfig {
     #[arg(long, env = "TAVOLIERE_SMTP_USER")]
     pub smtp_user: Option<String>,
     #[arg(long, env = "TAVOLIERE_SMTP_PASSWORD", hide_env_values = true)]
-    pub smtp_password: Option<crate::config::Secret>,
+    pub smtp_password: Option<Secret>,
     /// The sender of notification mails.
     #[arg(long, env = "TAVOLIERE_MAIL_FROM", default_value = "Tavoliere <tavoliere@localhost>")]
     pub mail_from: String,
@@ -107,6 +108,29 @@ impl Default for NotifyConfig {
             webhook_timeout_ms: 10_000,
             webhook_allow_private: false,
         }
+    }
+}
+
+/// A password from the command line or the environment, which `Debug` never
+/// prints.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for Secret {
+    fn from(secret: String) -> Secret {
+        Secret(secret)
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\"***\"")
     }
 }
 
@@ -466,6 +490,11 @@ pub fn webhook_body(player: &Player, event: &crate::store::EventRow) -> Vec<u8> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secrets_never_print() {
+        assert_eq!(format!("{:?}", Secret::from("hunter2".to_owned())), "\"***\"");
+    }
 
     #[test]
     fn choices_parse_known_kinds_and_channels_only() {

@@ -2,7 +2,7 @@
 //! It names what went wrong and nothing about transport; `src/http/error.rs`
 //! gives each variant its status and wire code.
 
-use super::accounts::BadInput;
+use super::input::BadInput;
 use super::passwords::HashError;
 use super::settings::SettingsError;
 use super::vacations::VacationRefused;

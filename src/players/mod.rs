@@ -16,6 +16,7 @@
 pub mod accounts;
 mod error;
 mod feeds;
+pub mod input;
 pub mod passwords;
 pub mod settings;
 pub mod tokens;
@@ -25,8 +26,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-pub use accounts::{name_key, AccountChange, BadInput, Email, NewAccount, Password, PlayerName, Session, Token};
+pub use accounts::{AccountChange, NewAccount, Session, Token};
 pub use error::{PlayerError, Result};
+pub use input::{name_key, BadInput, Email, Password, PlayerName};
 pub use settings::SettingsChange;
 pub use tokens::token_hash;
 pub use vacations::{Allowance, VacationRefused, VacationRequest};

@@ -8,7 +8,7 @@ use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
 
-use super::accounts::Password;
+use super::input::Password;
 
 /// Hashing or checking a password failed (a bad stored hash, the hashing
 /// threads gone): never the player's fault.
