@@ -1,8 +1,9 @@
 //! The vocabulary every layer speaks about games: a [`Seat`] at the table,
-//! a game's [`GameStatus`], and time as Unix milliseconds ([`now`], the one
-//! place the services read the wall clock). The store reads and writes them, the service
-//! decides with them, the doors render them; none of them is a bare integer
-//! or a string literal outside (de)serialisation.
+//! a game's [`GameStatus`], a player's [`name_key`], and time as Unix
+//! milliseconds ([`now`], the one place the services read the wall clock).
+//! The store reads and writes them, the service decides with them, the doors
+//! render them; none of them is a bare integer or a string literal outside
+//! (de)serialisation.
 //!
 //! Promises: a `Seat` is always a seat number a game can have (0 to 7, as
 //! the rules count them); a `GameStatus` round-trips through its stored and
@@ -23,6 +24,12 @@ use crate::rules;
 /// measured in.
 pub fn now() -> i64 {
     time::OffsetDateTime::now_utc().unix_timestamp_nanos() as i64 / 1_000_000
+}
+
+/// What makes a player's name unique: the name regardless of case. The
+/// store keys players by it; every lookup by name goes through it.
+pub fn name_key(name: &str) -> String {
+    name.to_lowercase()
 }
 
 /// A seat at the table, numbered from 0 in turn order; seat 0 moves first.

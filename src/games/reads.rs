@@ -151,7 +151,7 @@ impl Games {
     pub async fn list(&self, viewer: Option<&Player>, lobby: Lobby) -> GameResult<LobbyPage> {
         let limit = lobby.limit.unwrap_or(LOBBY_PAGE).clamp(1, LOBBY_MAX);
         let player = match &lobby.player {
-            Some(name) => match self.store.player_by_name(&crate::players::name_key(name)).await? {
+            Some(name) => match self.store.player_by_name(&crate::domain::name_key(name)).await? {
                 Some(player) => Some(player.id),
                 // Nobody by that name sits anywhere.
                 None => return Ok(LobbyPage::default()),

@@ -87,7 +87,7 @@ impl Games {
     async fn invitees(&self, creator: &Player, names: &[String]) -> GameResult<Vec<Player>> {
         let mut invitees: Vec<Player> = Vec::new();
         for name in names {
-            let key = crate::players::name_key(name);
+            let key = crate::domain::name_key(name);
             let opponent = self
                 .store
                 .player_by_name(&key)

@@ -10,10 +10,7 @@ pub const MIN_PASSWORD_LEN: usize = 8;
 pub const MAX_PASSWORD_LEN: usize = 128;
 pub const MAX_EMAIL_LEN: usize = 254;
 
-/// Names are unique regardless of case.
-pub fn name_key(name: &str) -> String {
-    name.to_lowercase()
-}
+pub use crate::domain::name_key;
 
 /// A field of an account that is not acceptable as given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
