@@ -58,17 +58,7 @@ fn replay(c: &mut Criterion) {
     for game in GAMES {
         let variant = &game.variants[0];
         let mut position = (variant.start)();
-        let mut rng = Rng::new(42);
-        let mut moves = Vec::new();
-        while moves.len() < 60 {
-            let legal = position.legal_moves();
-            if legal.is_empty() {
-                break;
-            }
-            let m = &legal[rng.below(legal.len())];
-            position.play(m).expect("listed moves are legal");
-            moves.push(m.clone());
-        }
+        let moves = position.play_random_line(&mut Rng::new(42), 60);
         group.throughput(Throughput::Elements(moves.len() as u64));
         group.bench_function(BenchmarkId::new(game.slug, moves.len()), |b| {
             b.iter(|| AnyGame::replay(game.slug, Some(variant.slug), black_box(&moves)).expect("replays"))

@@ -44,9 +44,8 @@ async fn register(server: &TestServer, name: &str) -> String {
 /// A started two-player Gravity game under `time_control`.
 async fn start(server: &TestServer, alice: &str, bob: &str, time_control: Value) -> i64 {
     let (status, body) = server
-        .post(
-            "/games",
-            Some(alice),
+        .create(
+            alice,
             json!({ "game": "gravity", "opponents": ["bob"], "time_control": time_control }),
         )
         .await;
@@ -229,18 +228,13 @@ async fn moves_in_time_keep_the_game_and_a_late_move_loses_it() {
         json!({ "kind": "live", "initial_seconds": 0, "increment_seconds": 0 }),
     ] {
         let (status, body) = server
-            .post(
-                "/games",
-                Some(&alice),
-                json!({ "game": "gravity", "time_control": bad }),
-            )
+            .create(&alice, json!({ "game": "gravity", "time_control": bad }))
             .await;
         common::assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "bad_time_control");
     }
     let (status, _) = server
-        .post(
-            "/games",
-            Some(&alice),
+        .create(
+            &alice,
             json!({ "game": "gravity", "time_control": { "kind": "sudden" } }),
         )
         .await;
@@ -1008,11 +1002,7 @@ async fn a_daily_digest_gathers_the_days_mails_into_one() {
     // Nothing more for Bob before a later mail to Carol, the marker.
     register(&server, "carol").await;
     let (status, body) = server
-        .post(
-            "/games",
-            Some(&alice),
-            json!({ "game": "gravity", "opponents": ["carol"] }),
-        )
+        .create(&alice, json!({ "game": "gravity", "opponents": ["carol"] }))
         .await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     let mails = mails_until(&received, "Carol's mail", |m| to(m, "carol@example.org")).await;
@@ -1129,12 +1119,7 @@ async fn in_a_four_player_game_the_player_to_move_loses_and_the_others_win() {
         tokens.push(register(&server, name).await);
     }
     let (status, body) = server
-        .post(
-            "/games",
-            Some(&tokens[0]),
-            json!({ "game": "focus", "variant": "four", "opponents": ["bob", "carol", "dave"],
-                    "time_control": { "kind": "correspondence", "days_per_move": 1 } }),
-        )
+        .create(&tokens[0], json!({ "game": "focus", "variant": "four", "opponents": ["bob", "carol", "dave"], "time_control": { "kind": "correspondence", "days_per_move": 1 } }))
         .await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     let id = body["id"].as_i64().unwrap();

@@ -316,9 +316,8 @@ async fn spectators_cannot_move_nor_write_in_the_players_room_and_private_games_
 
     // A private game is not found by spectators.
     let (status, body) = server
-        .post(
-            "/games",
-            Some(&alice_token),
+        .create(
+            &alice_token,
             json!({ "game": "gravity", "opponents": ["bob"], "public": false }),
         )
         .await;
@@ -481,7 +480,7 @@ async fn a_lagging_subscriber_gets_a_fresh_snapshot_not_a_gap() {
     .await;
     let alice = server.register("alice").await;
     let bob = server.register("bob").await;
-    let (_, body) = server.post("/games", Some(&alice), json!({ "game": "gravity" })).await;
+    let (_, body) = server.create(&alice, json!({ "game": "gravity" })).await;
     let id = body["id"].as_i64().expect("an id");
     let mut watcher = connect(&server, None).await;
     let (frames, _) = watcher.subscribe(id, None).await;
@@ -760,11 +759,11 @@ async fn the_socket_refuses_doing_twice_what_is_done_once_and_too_many_games() {
     assert_eq!(refusal(&mut socket, again).await, "already_subscribed");
     // Up to the limit of games, and not one more.
     for _ in 1..MAX_SUBSCRIPTIONS {
-        let (status, body) = server.post("/games", Some(&alice), json!({ "game": "gravity" })).await;
+        let (status, body) = server.create(&alice, json!({ "game": "gravity" })).await;
         assert_eq!(status, StatusCode::CREATED, "{body}");
         socket.subscribe(body["id"].as_i64().expect("an id"), None).await;
     }
-    let (_, body) = server.post("/games", Some(&alice), json!({ "game": "gravity" })).await;
+    let (_, body) = server.create(&alice, json!({ "game": "gravity" })).await;
     let one_more = json!({ "type": "subscribe", "game": body["id"], "id": "x" });
     assert_eq!(refusal(&mut socket, one_more).await, "too_many_subscriptions");
     teardown(database, server).await;

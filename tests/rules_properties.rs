@@ -123,17 +123,7 @@ proptest! {
 fn replaying_a_game_reaches_the_same_position() {
     for (game, variant) in all_variants() {
         let mut position = AnyGame::new(game, Some(variant)).expect("catalogue variant");
-        let mut rng = Rng::new(7);
-        let mut moves = Vec::new();
-        while moves.len() < 200 {
-            let legal = position.legal_moves();
-            if legal.is_empty() {
-                break;
-            }
-            let m = legal[rng.below(legal.len())].clone();
-            position.play(&m).expect("legal");
-            moves.push(m);
-        }
+        let moves = position.play_random_line(&mut Rng::new(7), 200);
         let replayed = AnyGame::replay(game, Some(variant), &moves).expect("replays");
         assert_eq!(observe(&replayed), observe(&position), "{game}/{variant}");
     }

@@ -213,7 +213,7 @@ async fn every_error_status() {
     let (s, b) = server.play(id, &bob, &landing, 1).await;
     assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "illegal_move");
     assert_eq!(b["error"]["message"], format!("{landing} is occupied"));
-    let (s, b) = server.post("/games", Some(&alice), json!({ "game": "chess" })).await;
+    let (s, b) = server.create(&alice, json!({ "game": "chess" })).await;
     assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "unknown_game");
     let (s, b) = server
         .post("/players", None, json!({ "name": "x y", "password": "correct horse" }))
@@ -415,9 +415,8 @@ async fn nobody_acts_for_another_or_reads_their_private_games() {
     let bob = server.register("bob").await;
     let carol = server.register("carol").await;
     let (s, game) = server
-        .post(
-            "/games",
-            Some(&alice),
+        .create(
+            &alice,
             json!({ "game": "gravity", "opponents": ["bob"], "public": false }),
         )
         .await;
@@ -489,9 +488,7 @@ async fn the_lobby_open_seats_invitations_filters_and_pages() {
     let bob = server.register("bob").await;
     let carol = server.register("carol").await;
     // An open seat anyone can take; the creator can sit second.
-    let (s, open) = server
-        .post("/games", Some(&alice), json!({ "game": "gravity", "seat": 1 }))
-        .await;
+    let (s, open) = server.create(&alice, json!({ "game": "gravity", "seat": 1 })).await;
     assert_eq!(s, StatusCode::CREATED, "{open}");
     assert_eq!(open["status"], "open");
     let open_id = open["id"].as_i64().unwrap();
@@ -523,11 +520,7 @@ async fn the_lobby_open_seats_invitations_filters_and_pages() {
     assert_error(s, &b, StatusCode::UNAUTHORIZED, "unauthorized");
     // An invitation declined cancels the game; a seat reserved for bob is his.
     let (_, invited) = server
-        .post(
-            "/games",
-            Some(&alice),
-            json!({ "game": "gravity", "opponents": ["bob"] }),
-        )
+        .create(&alice, json!({ "game": "gravity", "opponents": ["bob"] }))
         .await;
     let invited_id = invited["id"].as_i64().unwrap();
     assert_eq!(invited["seats"][1]["invited"], "bob");
@@ -557,7 +550,7 @@ async fn the_lobby_open_seats_invitations_filters_and_pages() {
     assert_eq!(kinds, ["game_started", "your_turn"]);
     // Filters and cursor pagination.
     for _ in 0..5 {
-        server.post("/games", Some(&bob), json!({ "game": "gravity" })).await;
+        server.create(&bob, json!({ "game": "gravity" })).await;
     }
     let (_, page) = server.get("/games?player=bob&limit=3", None).await;
     let first: Vec<i64> = page["games"]
@@ -1142,7 +1135,7 @@ async fn the_lobby_filters_by_game() {
     let alice = server.register("alice").await;
     let mut torri = Vec::new();
     for game in ["gravity", "torri", "gravity", "torri"] {
-        let (s, b) = server.post("/games", Some(&alice), json!({ "game": game })).await;
+        let (s, b) = server.create(&alice, json!({ "game": game })).await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
         if game == "torri" {
             torri.push(b["id"].as_i64().unwrap());

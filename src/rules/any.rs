@@ -277,6 +277,23 @@ impl AnyGame {
         })
     }
 
+    /// Plays up to `plies` uniformly random legal moves (fewer when the game
+    /// ends first) and returns them as written: a random history that
+    /// [`AnyGame::replay`] accepts, for tests and benchmarks.
+    pub fn play_random_line(&mut self, rng: &mut Rng, plies: usize) -> Vec<String> {
+        let mut line = Vec::new();
+        while line.len() < plies {
+            let legal = self.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            let m = legal[rng.below(legal.len())].clone();
+            self.play(&m).expect("a listed move is legal");
+            line.push(m);
+        }
+        line
+    }
+
     /// Checks a move without playing it, returning its canonical string.
     pub fn check(&self, notation: &str) -> Result<String, MoveError> {
         dispatch!(&self.position, g, wrap => {

@@ -745,7 +745,7 @@ impl Rules for Focus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::testing::{legal, sq};
+    use crate::rules::testing::{assert_notation, legal, sq};
 
     /// A position built square by square: `stacks` lists `square:seats`
     /// bottom to top, e.g. `c3:010`.
@@ -852,7 +852,7 @@ mod tests {
 
     #[test]
     fn notation_parses_every_alias_and_prints_canonically() {
-        for (text, canonical) in [
+        assert_notation::<Move>(&[
             ("c3-c5", "c3-c5"),
             ("C3-C5", "c3-c5"),
             ("+d4", "+d4"),
@@ -863,11 +863,7 @@ mod tests {
             ("b7<>g2", "b7<>g2"),
             ("G2<>B7", "b7<>g2"),
             ("c5<>c3", "c3<>c5"),
-        ] {
-            let m: Move = text.parse().unwrap();
-            assert_eq!(m.to_string(), canonical, "{text}");
-            assert_eq!(canonical.parse::<Move>(), Ok(m));
-        }
+        ]);
         for bad in [
             "",
             "+",

@@ -232,6 +232,11 @@ impl TestServer {
         id
     }
 
+    /// `POST /games` as the player of `token`.
+    pub async fn create(&self, token: &str, game: Value) -> (StatusCode, Value) {
+        self.post("/games", Some(token), game).await
+    }
+
     /// A started Gravity game between alice (seat 0, yellow, first) and
     /// bob: its id and their tokens.
     pub async fn gravity(&self) -> (i64, String, String) {

@@ -2,7 +2,7 @@ use std::collections::BTreeSet;
 
 use super::*;
 use crate::rules::playout::Rng;
-use crate::rules::testing::{legal, sq};
+use crate::rules::testing::{assert_notation, legal, play_randomly, sq};
 
 const ALL: [Variant; 9] = [
     Variant::Standard,
@@ -526,7 +526,7 @@ fn a_seed_line_played_to_the_end() {
 
 #[test]
 fn notation_aliases_and_round_trips() {
-    for (text, shown) in [
+    assert_notation::<Move>(&[
         ("c1-c2", "c1-c2"),
         ("C1-C2", "c1-c2"),
         ("c2xc3", "c2xc3"),
@@ -535,11 +535,7 @@ fn notation_aliases_and_round_trips() {
         ("+b2", "+b2"),
         ("B2", "+b2"),
         ("h8-a1", "h8-a1"),
-    ] {
-        let m: Move = text.parse().unwrap();
-        assert_eq!(m.to_string(), shown, "{text}");
-        assert_eq!(shown.parse::<Move>().unwrap().to_string(), shown);
-    }
+    ]);
     for bad in [
         "",
         "+",
@@ -638,12 +634,7 @@ fn generated_moves_are_exactly_the_accepted_ones() {
         for _ in 0..20 {
             let mut game = Huntsmen::new(variant);
             let plies = rng.below(60);
-            for _ in 0..plies {
-                match game.random_move(&mut rng) {
-                    Some(m) if game.outcome().is_none() => game.play_unchecked(m),
-                    _ => break,
-                }
-            }
+            play_randomly(&mut game, &mut rng, plies);
             if game.outcome().is_some() {
                 continue;
             }
@@ -661,12 +652,8 @@ fn picking_by_index_reaches_every_move_once() {
     for variant in ALL {
         for _ in 0..40 {
             let mut game = Huntsmen::new(variant);
-            for _ in 0..rng.below(80) {
-                match game.random_move(&mut rng) {
-                    Some(m) => game.play_unchecked(m),
-                    None => break,
-                }
-            }
+            let plies = rng.below(80);
+            play_randomly(&mut game, &mut rng, plies);
             let listed = legal(&game);
             let mut picked: Vec<String> = (0..listed.len() as u32)
                 .map(|k| {
