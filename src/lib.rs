@@ -29,6 +29,7 @@ pub mod loadtest;
 pub mod metrics;
 pub mod notify;
 pub mod players;
+pub mod ratings;
 pub mod realtime;
 pub mod rules;
 pub mod store;

@@ -82,6 +82,7 @@ async fn apply_update(tx: &mut Transaction<'_, Postgres>, update: &GameUpdate) -
         .await
         .map_err(StoreError::from_write)?;
     sql::insert_player_events(tx, update.id, &update.player_events, update.now).await?;
+    sql::write_ratings(tx, &update.ratings).await?;
     Ok(true)
 }
 
@@ -101,8 +102,10 @@ async fn commit_batch(
         Err(error) => {
             tracing::warn!(%error, updates = batch.len(), "group commit failed; committing one by one");
             // The connection may be what failed: the next batch
-            // opens another.
-            *writer = None;
+            // opens another (not after a change's own refusal).
+            if !matches!(error, StoreError::Conflict | StoreError::RatingsMoved | StoreError::Unique) {
+                *writer = None;
+            }
         }
     }
     let mut results = Vec::with_capacity(batch.len());
@@ -238,6 +241,10 @@ async fn apply_create(tx: &mut Transaction<'_, Postgres>, game: &NewGame) -> Sto
         .bind(game.created_by)
         .bind(game.now)
         .bind(&game.time_control)
+        .bind(game.rated)
+        .bind(game.rating_min)
+        .bind(game.rating_max)
+        .bind(game.rematch_of)
         .fetch_one(&mut **tx)
         .await
         .map_err(StoreError::from_write)?;
@@ -250,6 +257,17 @@ async fn apply_create(tx: &mut Transaction<'_, Postgres>, game: &NewGame) -> Sto
             .execute(&mut **tx)
             .await
             .map_err(StoreError::from_write)?;
+    }
+    if let Some(original) = game.rematch_of {
+        let marked = sqlx::query(sql::SET_REMATCH)
+            .bind(original)
+            .bind(id)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected();
+        if marked != 1 {
+            return Err(StoreError::Conflict);
+        }
     }
     insert_game_events(tx, id, 1, &game.events, game.now).await?;
     sql::insert_player_events(tx, id, &game.player_events, game.now).await?;
