@@ -5,6 +5,7 @@ use std::io;
 use std::process::ExitCode;
 
 use clap::Parser;
+use tavoliere::cli::ratings::RatingsCommand;
 use tavoliere::cli::{self, Cli, Command};
 use tavoliere::Config;
 use tracing_subscriber::EnvFilter;
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Serve(config)) => serve(*config),
         Some(Command::Loadtest(options)) => loadtest(&options),
+        Some(Command::Ratings(RatingsCommand::Rebuild(args))) => rebuild(&args),
         None => serve(cli.serve),
     }
 }
@@ -99,6 +101,27 @@ fn loadtest(options: &tavoliere::loadtest::Options) -> ExitCode {
         }
         Err(e) => {
             eprintln!("tavoliere loadtest: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Rebuilds every rating and prints what it found; fails when it could not.
+fn rebuild(args: &cli::ratings::RebuildArgs) -> ExitCode {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("tavoliere ratings rebuild: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(cli::ratings::rebuild(args)) {
+        Ok(rebuilt) => {
+            println!("{rebuilt}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("tavoliere ratings rebuild: {e}");
             ExitCode::FAILURE
         }
     }

@@ -253,7 +253,8 @@ mod tests {
             last_order: 7,
         };
         let params = params();
-        let game = finished(&seats, &[seat(0)], &opponents);
+        let winners = [seat(0)];
+        let game = finished(&seats, &winners, &opponents);
         let fresh = rate(&params, &game, &[row(1, 1000), row(2, 1000)]);
         let week = params.period_ms;
         let idle = rate(&params, &game, &[row(1, 1000 - week), row(2, 1000)]);

@@ -146,7 +146,9 @@ mod tests {
         (actual - expected).abs() <= within
     }
 
-    /// Glickman's worked example, to the digits his paper prints.
+    /// Glickman's worked example, to the digits his paper prints. The
+    /// paper rounds as it goes (μ′ = −0.2069 gives its 1464.06); carried
+    /// exactly, the rating is 1464.0507, within a hundredth of it.
     #[test]
     fn glickmans_example() {
         let player = rating(1500.0, 200.0);
@@ -165,7 +167,7 @@ mod tests {
             },
         ];
         let after = update(player, &results, 0.5);
-        assert!(close(after.rating, 1464.06, 0.005), "{after:?}");
+        assert!(close(after.rating, 1464.06, 0.01), "{after:?}");
         assert!(close(after.rd, 151.52, 0.005), "{after:?}");
         assert!(close(after.volatility, 0.05999, 0.000_005), "{after:?}");
     }
