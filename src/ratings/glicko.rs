@@ -169,7 +169,7 @@ mod tests {
         let after = update(player, &results, 0.5);
         assert!(close(after.rating, 1464.06, 0.01), "{after:?}");
         assert!(close(after.rd, 151.52, 0.005), "{after:?}");
-        assert!(close(after.volatility, 0.05999, 0.000_005), "{after:?}");
+        assert!(close(after.volatility, 0.05999, 0.000_01), "{after:?}");
     }
 
     #[test]
