@@ -565,7 +565,7 @@ async fn a_rematch_swaps_colours_and_a_second_request_accepts_it() {
     assert_eq!(offer["seats"][0]["invited"], "bea", "colours swapped: {offer}");
     assert_eq!(offer["seats"][1]["player"], "ann", "{offer}");
     let (_, old) = server.get(&format!("/games/{first}"), None).await;
-    assert_eq!(old["rematch"], rematch);
+    assert_eq!(old["rematch"], rematch, "{old}");
     // Asking again answers nothing new.
     let again = act(&server, &players, first, "ann", "rematch").await;
     assert_eq!((again["id"].as_i64(), again["status"].as_str()), (Some(rematch), Some("open")));

@@ -101,9 +101,9 @@ pub const INSERT_RATING_CHANGE: &str = "INSERT INTO rating_changes (game_id, pla
      ordinal, result, rating_before, rd_before, volatility_before, rating_after, rd_after, volatility_after, \
      played_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
 
-/// Records that game `$2` is the rematch of game `$1`; matches nothing when
-/// `$1` already has one.
-pub const SET_REMATCH: &str = "UPDATE games SET rematch = $2 WHERE id = $1 AND rematch IS NULL";
+/// Records that game `$1` is the rematch of game `$2`; matches nothing when
+/// `$2` already has one.
+pub const SET_REMATCH: &str = "UPDATE games SET rematch = $1 WHERE id = $2 AND rematch IS NULL";
 
 /// Writes a game end's rating changes inside `tx` (the sqlx side: the
 /// PostgreSQL writer), in player order so two transactions lock rows alike.

@@ -260,8 +260,8 @@ async fn apply_create(tx: &mut Transaction<'_, Postgres>, game: &NewGame) -> Sto
     }
     if let Some(original) = game.rematch_of {
         let marked = sqlx::query(sql::SET_REMATCH)
-            .bind(original)
             .bind(id)
+            .bind(original)
             .execute(&mut **tx)
             .await?
             .rows_affected();

@@ -225,7 +225,7 @@ fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
     if let Some(original) = game.rematch_of {
         let marked = tx
             .prepare_cached(sql::SET_REMATCH)
-            .and_then(|mut statement| statement.execute(params![original, id]))
+            .and_then(|mut statement| statement.execute(params![id, original]))
             .map_err(store_error)?;
         if marked != 1 {
             return Err(ChangeError::Own(StoreError::Conflict));
