@@ -137,6 +137,23 @@ async fn commit_together(
         }
     };
     let mut tx = connection.begin().await?;
+    match write_batch(&mut tx, batch).await {
+        Ok(results) => {
+            tx.commit().await?;
+            Ok(results)
+        }
+        Err(error) => {
+            // Rolled back now, not when the connection is next used: the
+            // changes are about to be committed one by one on other
+            // connections, and would wait forever for this one's locks.
+            tx.rollback().await?;
+            Err(error)
+        }
+    }
+}
+
+/// Every change of `batch` inside `tx`, plain updates first.
+async fn write_batch(tx: &mut Transaction<'_, Postgres>, batch: &[Change]) -> StoreResult<Vec<StoreResult<Done>>> {
     let (plain, rest) = plain::split_plain(batch);
     let mut results: Vec<StoreResult<Done>> = batch.iter().map(|_| Err(StoreError::Conflict)).collect();
     let plain_updates: Vec<&GameUpdate> = plain
@@ -146,18 +163,17 @@ async fn commit_together(
             Change::Create(_) | Change::Notify(..) => None,
         })
         .collect();
-    let applied = plain::write(&mut tx, &plain_updates).await?;
+    let applied = plain::write(tx, &plain_updates).await?;
     for (&i, update) in plain.iter().zip(&plain_updates) {
         if applied.contains(&update.id) {
             results[i] = Ok(Done::Updated);
         }
     }
     for i in rest {
-        if let Some(done) = apply_change(&mut tx, &batch[i]).await? {
+        if let Some(done) = apply_change(tx, &batch[i]).await? {
             results[i] = Ok(done);
         }
     }
-    tx.commit().await?;
     Ok(results)
 }
 
