@@ -58,7 +58,9 @@ fn glicko(p: Glicko, idle_ms: Option<i64>, games: &[(Glicko, f64)]) -> Glicko {
     let g = |phi: f64| 1.0 / (1.0 + 3.0 * phi.powi(2) / std::f64::consts::PI.powi(2)).sqrt();
     let mut phi = p.rd / SCALE;
     if let Some(ms) = idle_ms {
-        phi = (phi.powi(2) + (ms as f64 / period_ms()) * p.sigma.powi(2)).sqrt().min(INITIAL_RD / SCALE);
+        phi = (phi.powi(2) + (ms as f64 / period_ms()) * p.sigma.powi(2))
+            .sqrt()
+            .min(INITIAL_RD / SCALE);
     }
     let mu = (p.r - 1500.0) / SCALE;
     let terms: Vec<(f64, f64, f64)> = games
@@ -179,9 +181,18 @@ struct Rated {
 
 /// Plays `first` (seat 0) against `second` to `end` by resignation, draw
 /// or time-out; the game as it finished.
-async fn play_out(server: &TestServer, players: &Players, first: &'static str, second: &'static str, end: &str) -> Rated {
+async fn play_out(
+    server: &TestServer,
+    players: &Players,
+    first: &'static str,
+    second: &'static str,
+    end: &str,
+) -> Rated {
     let (extra, result) = match end {
-        "time-out" => (json!({ "time_control": { "kind": "live", "initial_seconds": 1, "increment_seconds": 0 } }), End::Won(second)),
+        "time-out" => (
+            json!({ "time_control": { "kind": "live", "initial_seconds": 1, "increment_seconds": 0 } }),
+            End::Won(second),
+        ),
         _ => (json!({}), End::Drawn),
     };
     let id = game(server, players, first, second, extra).await;
@@ -255,7 +266,13 @@ fn expected(games: &[Rated], ended: &HashMap<i64, i64>) -> HashMap<&'static str,
             };
             let after = glicko(before[i].0, before[i].1, &[(grown[1 - i], score)]);
             let mut tally = state.get(p).map_or([0; 3], |s| s.2);
-            tally[if score == 1.0 { 0 } else if score == 0.0 { 1 } else { 2 }] += 1;
+            tally[if score == 1.0 {
+                0
+            } else if score == 0.0 {
+                1
+            } else {
+                2
+            }] += 1;
             state.insert(p, (after, at, tally));
         }
     }
@@ -268,10 +285,16 @@ fn expected(games: &[Rated], ended: &HashMap<i64, i64>) -> HashMap<&'static str,
 async fn end_times(server: &TestServer, names: &[&str], games: &[Rated]) -> HashMap<i64, i64> {
     let mut ended = HashMap::new();
     for name in names {
-        let (status, history) = server.get(&format!("/players/{name}/ratings/gravity/standard"), None).await;
+        let (status, history) = server
+            .get(&format!("/players/{name}/ratings/gravity/standard"), None)
+            .await;
         assert_eq!(status, StatusCode::OK, "{history}");
         let points = history["points"].as_array().expect("points");
-        let theirs: Vec<i64> = games.iter().filter(|g| g.players.contains(name)).map(|g| g.id).collect();
+        let theirs: Vec<i64> = games
+            .iter()
+            .filter(|g| g.players.contains(name))
+            .map(|g| g.id)
+            .collect();
         let ids: Vec<i64> = points.iter().map(|p| p["game_id"].as_i64().unwrap()).collect();
         assert_eq!(ids, theirs, "{name}'s history is their rated games, in order");
         for pair in points.windows(2) {
@@ -298,7 +321,14 @@ async fn check(server: &TestServer, names: &[&'static str], games: &[Rated]) -> 
         assert!(close(&rating["rd"], g.rd), "{name}: {rating} against {g:?}");
         assert!(close(&rating["volatility"], g.sigma), "{name}: {rating} against {g:?}");
         assert_eq!(rating["games"], wins + losses + draws);
-        assert_eq!((rating["wins"].as_i64(), rating["losses"].as_i64(), rating["draws"].as_i64()), (Some(wins), Some(losses), Some(draws)));
+        assert_eq!(
+            (
+                rating["wins"].as_i64(),
+                rating["losses"].as_i64(),
+                rating["draws"].as_i64()
+            ),
+            (Some(wins), Some(losses), Some(draws))
+        );
         assert_eq!(rating["provisional"], g.rd > 110.0, "{rating}");
         assert_eq!(unix_ms(rating["last_played"].as_str().unwrap()), last);
     }
@@ -334,7 +364,11 @@ fn rebuild(database: &Database, dry_run: bool) -> String {
     }
     let output = command.output().expect("tavoliere runs");
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(output.status.success(), "{stdout} {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     stdout
 }
 
@@ -345,7 +379,12 @@ async fn snapshot(server: &TestServer, names: &[&str]) -> Vec<Value> {
         let (_, mut profile) = server.get(&format!("/players/{name}"), None).await;
         profile["statistics"]["in_progress"] = json!(null);
         all.push(profile["ratings"].clone());
-        all.push(server.get(&format!("/players/{name}/ratings/gravity/standard"), None).await.1);
+        all.push(
+            server
+                .get(&format!("/players/{name}/ratings/gravity/standard"), None)
+                .await
+                .1,
+        );
     }
     all
 }
@@ -369,7 +408,10 @@ async fn rated_games_give_the_ratings_an_independent_glicko2_gives() {
     // Neither an unrated game nor an aborted one changes anything.
     let unrated = game(&server, &players, "ann", "bea", json!({ "rated": false })).await;
     let over = act(&server, &players, unrated, "bea", "resign").await;
-    assert_eq!((over["status"].as_str(), over["rated"].as_bool()), (Some("finished"), Some(false)));
+    assert_eq!(
+        (over["status"].as_str(), over["rated"].as_bool()),
+        (Some("finished"), Some(false))
+    );
     let aborted = game(&server, &players, "ann", "cid", json!({})).await;
     act(&server, &players, aborted, "ann", "abort").await;
     let board = check(&server, &names, &rated).await;
@@ -424,7 +466,10 @@ async fn rated_games_give_the_ratings_an_independent_glicko2_gives() {
     assert_eq!(over["payload"]["ratings"], finished["payload"]["ratings"], "{over}");
     // Seats show their players' ratings.
     let (_, state) = server.get(&format!("/games/{}", last.id), None).await;
-    assert!(close(&state["seats"][1]["rating"], point["after"].as_f64().unwrap().round()), "{state}");
+    assert!(
+        close(&state["seats"][1]["rating"], point["after"].as_f64().unwrap().round()),
+        "{state}"
+    );
 
     // Statistics.
     let (_, profile) = server.get("/players/ann", None).await;
@@ -438,7 +483,10 @@ async fn rated_games_give_the_ratings_an_independent_glicko2_gives() {
     let before = snapshot(&server, &names).await;
     server.stop().await;
     let said = rebuild(&database, false);
-    assert!(said.contains("replayed 12 rated games") && said.contains(" 0 stored ratings differed"), "{said}");
+    assert!(
+        said.contains("replayed 12 rated games") && said.contains(" 0 stored ratings differed"),
+        "{said}"
+    );
     let said = rebuild(&database, true);
     assert!(said.contains(" 0 stored ratings differed"), "{said}");
     let server = TestServer::start_with(config(&database)).await;
@@ -486,7 +534,9 @@ async fn two_servers_ending_games_at_once_lose_no_rating_update() {
     for name in names {
         let (_, profile) = two.get(&format!("/players/{name}"), None).await;
         assert_eq!(profile["ratings"][0]["games"], 9, "{profile}");
-        let (_, history) = one.get(&format!("/players/{name}/ratings/gravity/standard"), None).await;
+        let (_, history) = one
+            .get(&format!("/players/{name}/ratings/gravity/standard"), None)
+            .await;
         let points = history["points"].as_array().unwrap();
         assert_eq!(points.len(), 9);
         for pair in points.windows(2) {
@@ -496,7 +546,10 @@ async fn two_servers_ending_games_at_once_lose_no_rating_update() {
     one.stop().await;
     two.stop().await;
     let said = rebuild(&database, true);
-    assert!(said.contains("replayed 18 rated games") && said.contains(" 0 stored ratings differed"), "{said}");
+    assert!(
+        said.contains("replayed 18 rated games") && said.contains(" 0 stored ratings differed"),
+        "{said}"
+    );
     database.remove().await;
 }
 
@@ -520,20 +573,35 @@ async fn a_rating_range_keeps_players_outside_it_off_the_seat() {
         }
     };
     let strong = open(Some(1510), None).await;
-    let (status, body) = server.post_empty(&format!("/games/{strong}/join"), Some(players.token("cid"))).await;
+    let (status, body) = server
+        .post_empty(&format!("/games/{strong}/join"), Some(players.token("cid")))
+        .await;
     common::assert_error(status, &body, StatusCode::CONFLICT, "rating_out_of_range");
-    assert!(body["error"]["message"].as_str().unwrap().contains("at least 1510"), "{body}");
+    assert!(
+        body["error"]["message"].as_str().unwrap().contains("at least 1510"),
+        "{body}"
+    );
     let (_, state) = server.get(&format!("/games/{strong}"), None).await;
     assert_eq!(state["status"], "open", "nothing changed");
-    let (status, body) = server.post_empty(&format!("/games/{strong}/join"), Some(players.token("bea"))).await;
+    let (status, body) = server
+        .post_empty(&format!("/games/{strong}/join"), Some(players.token("bea")))
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let weak = open(None, Some(1499)).await;
-    let (status, body) = server.post_empty(&format!("/games/{weak}/join"), Some(players.token("bea"))).await;
+    let (status, body) = server
+        .post_empty(&format!("/games/{weak}/join"), Some(players.token("bea")))
+        .await;
     common::assert_error(status, &body, StatusCode::CONFLICT, "rating_out_of_range");
-    let (status, body) = server.post_empty(&format!("/games/{weak}/join"), Some(players.token("cid"))).await;
+    let (status, body) = server
+        .post_empty(&format!("/games/{weak}/join"), Some(players.token("cid")))
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let (status, body) = server
-        .post("/games", Some(players.token("ann")), json!({ "game": "gravity", "rating_min": 1600, "rating_max": 1500 }))
+        .post(
+            "/games",
+            Some(players.token("ann")),
+            json!({ "game": "gravity", "rating_min": 1600, "rating_max": 1500 }),
+        )
         .await;
     common::assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "bad_rating_range");
     server.stop().await;
@@ -548,11 +616,22 @@ async fn a_rematch_swaps_colours_and_a_second_request_accepts_it() {
     let server = TestServer::start_with(config(&database)).await;
     let players = Players::register(&server, &["ann", "bea", "cid"]).await;
     let control = json!({ "kind": "correspondence", "days_per_move": 3 });
-    let first = game(&server, &players, "ann", "bea", json!({ "rated": false, "time_control": control })).await;
-    let (status, body) = server.post_empty(&format!("/games/{first}/rematch"), Some(players.token("ann"))).await;
+    let first = game(
+        &server,
+        &players,
+        "ann",
+        "bea",
+        json!({ "rated": false, "time_control": control }),
+    )
+    .await;
+    let (status, body) = server
+        .post_empty(&format!("/games/{first}/rematch"), Some(players.token("ann")))
+        .await;
     common::assert_error(status, &body, StatusCode::CONFLICT, "game_not_finished");
     act(&server, &players, first, "bea", "resign").await;
-    let (status, body) = server.post_empty(&format!("/games/{first}/rematch"), Some(players.token("cid"))).await;
+    let (status, body) = server
+        .post_empty(&format!("/games/{first}/rematch"), Some(players.token("cid")))
+        .await;
     common::assert_error(status, &body, StatusCode::FORBIDDEN, "not_a_player");
 
     let offer = act(&server, &players, first, "ann", "rematch").await;
@@ -560,7 +639,10 @@ async fn a_rematch_swaps_colours_and_a_second_request_accepts_it() {
     assert_ne!(rematch, first);
     assert_eq!(offer["status"], "open");
     assert_eq!(offer["rematch_of"], first);
-    assert_eq!((offer["game"].as_str(), offer["variant"].as_str()), (Some("gravity"), Some("standard")));
+    assert_eq!(
+        (offer["game"].as_str(), offer["variant"].as_str()),
+        (Some("gravity"), Some("standard"))
+    );
     assert_eq!(offer["rated"], false, "the rated flag carries over");
     assert_eq!(offer["seats"][0]["invited"], "bea", "colours swapped: {offer}");
     assert_eq!(offer["seats"][1]["player"], "ann", "{offer}");
@@ -568,7 +650,10 @@ async fn a_rematch_swaps_colours_and_a_second_request_accepts_it() {
     assert_eq!(old["rematch"], rematch, "{old}");
     // Asking again answers nothing new.
     let again = act(&server, &players, first, "ann", "rematch").await;
-    assert_eq!((again["id"].as_i64(), again["status"].as_str()), (Some(rematch), Some("open")));
+    assert_eq!(
+        (again["id"].as_i64(), again["status"].as_str()),
+        (Some(rematch), Some("open"))
+    );
     // bea is told, and her own request accepts the offer.
     let (_, events) = server.get("/players/me/events", Some(players.token("bea"))).await;
     let told = events["events"]
@@ -578,13 +663,19 @@ async fn a_rematch_swaps_colours_and_a_second_request_accepts_it() {
         .find(|e| e["kind"] == "rematch")
         .expect("a rematch notice")
         .clone();
-    assert_eq!((told["payload"]["by"].as_str(), told["payload"]["of"].as_i64()), (Some("ann"), Some(first)));
+    assert_eq!(
+        (told["payload"]["by"].as_str(), told["payload"]["of"].as_i64()),
+        (Some("ann"), Some(first))
+    );
     assert_eq!(told["payload"]["game"], rematch);
     let accepted = act(&server, &players, first, "bea", "rematch").await;
     assert_eq!(accepted["id"], rematch);
     assert_eq!(accepted["status"], "active", "{accepted}");
     assert_eq!(accepted["seats"][0]["player"], "bea");
-    assert_eq!(accepted["clock"]["kind"], "correspondence", "the time control carries over: {accepted}");
+    assert_eq!(
+        accepted["clock"]["kind"], "correspondence",
+        "the time control carries over: {accepted}"
+    );
     let (_, list) = server.get("/games?player=ann", None).await;
     assert_eq!(list["games"].as_array().unwrap().len(), 2, "no third game: {list}");
     server.stop().await;

@@ -465,43 +465,86 @@ async fn ratings_leaderboard_profile_and_rematch_in_headless_chromium() {
     for (i, alice_loses) in [false, false, true, false, false].into_iter().enumerate() {
         let (opponent, opponent_token) = if i % 2 == 0 { ("bob", &bob) } else { ("carol", &carol) };
         let id = server
-            .start_game("gravity", "standard", &[&alice_token, opponent_token], &["alice", opponent])
+            .start_game(
+                "gravity",
+                "standard",
+                &[&alice_token, opponent_token],
+                &["alice", opponent],
+            )
             .await;
-        let who = if alice_loses { alice_token.as_str() } else { opponent_token.as_str() };
+        let who = if alice_loses {
+            alice_token.as_str()
+        } else {
+            opponent_token.as_str()
+        };
         let (status, body) = server.post_empty(&format!("/games/{id}/resign"), Some(who)).await;
         assert_eq!(status, StatusCode::OK, "{body}");
         last = id;
     }
-    let duel = server.start_game("gravity", "standard", &[&bob, &carol], &["bob", "carol"]).await;
+    let duel = server
+        .start_game("gravity", "standard", &[&bob, &carol], &["bob", "carol"])
+        .await;
     server.post_empty(&format!("/games/{duel}/resign"), Some(&carol)).await;
     let (_, profile) = server.get("/players/alice", None).await;
-    let rating = profile["ratings"][0]["rating"].as_f64().expect("alice is rated").round();
+    let rating = profile["ratings"][0]["rating"]
+        .as_f64()
+        .expect("alice is rated")
+        .round();
 
     // The finished game shows each player's rating beside their name.
     alice.goto(&format!("{base}/game/{last}")).await;
     alice
-        .wait("document.querySelector(\"#seats .seat[data-seat='0'] .rating\")", "alice's rating beside her name")
+        .wait(
+            "document.querySelector(\"#seats .seat[data-seat='0'] .rating\")",
+            "alice's rating beside her name",
+        )
         .await;
-    assert_eq!(alice.text("#seats .seat[data-seat='0'] .rating").await.trim(), format!("{rating}"));
-    assert!(alice.text("#seats .seat[data-seat='1'] .rating").await.trim().parse::<f64>().is_ok());
+    assert_eq!(
+        alice.text("#seats .seat[data-seat='0'] .rating").await.trim(),
+        format!("{rating}")
+    );
+    assert!(alice
+        .text("#seats .seat[data-seat='1'] .rating")
+        .await
+        .trim()
+        .parse::<f64>()
+        .is_ok());
+    alice
+        .wait("document.querySelector('#rematch')", "the Rematch button")
+        .await;
+    alice.screenshot(&shots.join("game-finished-ratings.png")).await;
 
     // The leaderboard, best first.
     alice.goto(&format!("{base}/ratings/gravity/standard")).await;
-    alice.wait("document.querySelector('#leaderboard tbody tr')", "the leaderboard").await;
-    let first = alice.eval("document.querySelector('#leaderboard tbody tr').dataset.player").await;
+    alice
+        .wait("document.querySelector('#leaderboard tbody tr')", "the leaderboard")
+        .await;
+    let first = alice
+        .eval("document.querySelector('#leaderboard tbody tr').dataset.player")
+        .await;
     assert_eq!(first, "alice");
-    let rows = alice.eval("document.querySelectorAll('#leaderboard tbody tr').length").await;
+    let rows = alice
+        .eval("document.querySelectorAll('#leaderboard tbody tr').length")
+        .await;
     assert_eq!(rows, 3);
     alice.screenshot(&shots.join("leaderboard.png")).await;
 
     // The profile: ratings, statistics and a chart of five games (six points).
     alice.goto(&format!("{base}/player/alice")).await;
-    alice.wait("document.querySelector('#charts svg.rating-chart')", "the rating chart").await;
+    alice
+        .wait("document.querySelector('#charts svg.rating-chart')", "the rating chart")
+        .await;
     assert!(alice.text("#ratings").await.contains(&format!("{rating}")));
-    assert!(alice.text("#statistics").await.contains("4 won, 1 lost"), "{}", alice.text("#statistics").await);
-    let dots = alice.eval("document.querySelectorAll('#charts svg.rating-chart circle.dot').length").await;
+    let statistics = alice.text("#statistics").await;
+    assert!(statistics.contains("4 won, 1 lost"), "{statistics}");
+    assert!(statistics.contains("Met most: bob (3), carol (2)"), "{statistics}");
+    let dots = alice
+        .eval("document.querySelectorAll('#charts svg.rating-chart circle.dot').length")
+        .await;
     assert_eq!(dots, 6);
-    let points = alice.eval("document.querySelector('#charts polyline').getAttribute('points').split(' ').length").await;
+    let points = alice
+        .eval("document.querySelector('#charts polyline').getAttribute('points').split(' ').length")
+        .await;
     assert_eq!(points, 6);
     alice.screenshot(&shots.join("profile.png")).await;
 
@@ -509,12 +552,22 @@ async fn ratings_leaderboard_profile_and_rematch_in_headless_chromium() {
     alice.goto(&format!("{base}/game/{last}")).await;
     alice.click("#rematch").await;
     alice
-        .wait(&format!("location.pathname !== '/game/{last}' && document.querySelector('#seats .seat')"), "the rematch's page")
+        .wait(
+            &format!("location.pathname !== '/game/{last}' && document.querySelector('#seats .seat')"),
+            "the rematch's page",
+        )
         .await;
     let path = alice.eval("location.pathname").await;
-    let rematch: i64 = path.as_str().and_then(|p| p.rsplit('/').next()).and_then(|id| id.parse().ok()).expect("an id");
+    let rematch: i64 = path
+        .as_str()
+        .and_then(|p| p.rsplit('/').next())
+        .and_then(|id| id.parse().ok())
+        .expect("an id");
     let (_, state) = server.get(&format!("/games/{rematch}"), None).await;
-    assert_eq!((state["rematch_of"].as_i64(), state["seats"][1]["player"].as_str()), (Some(last), Some("alice")));
+    assert_eq!(
+        (state["rematch_of"].as_i64(), state["seats"][1]["player"].as_str()),
+        (Some(last), Some("alice"))
+    );
     assert_eq!(state["seats"][0]["invited"], "bob");
     assert!(alice.text("#actions").await.contains(&format!("Rematch of #{last}")));
 

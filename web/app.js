@@ -18,7 +18,7 @@ export function h(tag, attrs = {}, ...children) {
     else if (k === "class") node.className = v;
     else node.setAttribute(k, v === true ? "" : v);
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }

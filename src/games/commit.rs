@@ -160,7 +160,7 @@ impl Progress {
 
 /// What became of one write of a change.
 enum Written {
-    Committed(GameRecord),
+    Committed(Box<GameRecord>),
     /// Another writer changed the game first: decide again.
     Lost,
     /// Another game of one of its players ended first: rate again.
@@ -183,7 +183,7 @@ impl Games {
     ) -> GameResult<Option<GameRecord>> {
         let Some(ending) = progress.ending.clone().filter(|_| record.row.rated) else {
             return Ok(match self.write(hot, record, progress, game).await? {
-                Written::Committed(next) => Some(next),
+                Written::Committed(next) => Some(*next),
                 Written::Lost | Written::RatingsMoved => None,
             });
         };
@@ -196,7 +196,7 @@ impl Games {
             let mut rated = progress.clone();
             rated.rate(record, changes);
             match self.write(hot, record, rated, game.clone()).await? {
-                Written::Committed(next) => return Ok(Some(next)),
+                Written::Committed(next) => return Ok(Some(*next)),
                 Written::Lost => return Ok(None),
                 Written::RatingsMoved => self.metrics.count_conflict(),
             }
@@ -222,7 +222,10 @@ impl Games {
         let update = progress.into_update();
         next_record.row.apply(&update);
         for change in &update.ratings {
-            let seat = next_record.seats.iter_mut().find(|s| s.player.as_ref().is_some_and(|(id, _)| *id == change.player_id));
+            let seat = next_record
+                .seats
+                .iter_mut()
+                .find(|s| s.player.as_ref().is_some_and(|(id, _)| *id == change.player_id));
             if let Some(seat) = seat {
                 seat.rating = Some((change.after.rating, change.after.rd));
             }
@@ -262,7 +265,7 @@ impl Games {
         match written {
             Ok(()) => {
                 hot.remember(seq, game, Some(next_record.clone()));
-                Ok(Written::Committed(next_record))
+                Ok(Written::Committed(Box::new(next_record)))
             }
             Err(StoreError::Conflict | StoreError::Unique) => {
                 self.metrics.count_conflict();

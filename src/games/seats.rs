@@ -81,7 +81,9 @@ impl Games {
         let invited = PlayerNotice::Invited {
             by: player.name.clone(),
         };
-        let id = self.open_table(player, my_seat, seat_list, &invitees, table, invited).await?;
+        let id = self
+            .open_table(player, my_seat, seat_list, &invitees, table, invited)
+            .await?;
         self.state(Some(player), id, None).await
     }
 

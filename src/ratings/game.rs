@@ -83,7 +83,11 @@ pub fn rate(params: &Params, game: &Finished, stored: &[RatingRow]) -> Vec<Ratin
         .iter()
         .zip(&before)
         .map(|(&p, &rating)| match row_of(p) {
-            Some(row) => glicko::idle(rating, params.periods(game.ended_at - row.last_played), params.initial.rd),
+            Some(row) => glicko::idle(
+                rating,
+                params.periods(game.ended_at - row.last_played),
+                params.initial.rd,
+            ),
             None => rating,
         })
         .collect();
@@ -195,16 +199,28 @@ mod tests {
         let new = params().initial;
         let won = glicko::update(
             new,
-            &[Encounter { opponent: new, score: 1.0 }; 3],
+            &[Encounter {
+                opponent: new,
+                score: 1.0,
+            }; 3],
             params().tau,
         );
         assert_eq!(changes[1].after.rating, won.rating);
         let lost = glicko::update(
             new,
             &[
-                Encounter { opponent: new, score: 0.0 },
-                Encounter { opponent: new, score: 0.5 },
-                Encounter { opponent: new, score: 0.5 },
+                Encounter {
+                    opponent: new,
+                    score: 0.0,
+                },
+                Encounter {
+                    opponent: new,
+                    score: 0.5,
+                },
+                Encounter {
+                    opponent: new,
+                    score: 0.5,
+                },
             ],
             params().tau,
         );
@@ -226,7 +242,14 @@ mod tests {
         ];
         let changes = rate(&params(), &finished(&seats, &[seat(0), seat(2)], &opponents), &[]);
         let new = params().initial;
-        let won = glicko::update(new, &[Encounter { opponent: new, score: 1.0 }; 2], params().tau);
+        let won = glicko::update(
+            new,
+            &[Encounter {
+                opponent: new,
+                score: 1.0,
+            }; 2],
+            params().tau,
+        );
         assert_eq!(changes[0].after, changes[2].after);
         assert_eq!(changes[0].after.rating, won.rating);
         assert_eq!(changes[1].after, changes[3].after);
@@ -269,7 +292,12 @@ mod tests {
     #[test]
     fn a_game_with_an_empty_or_doubled_seat_is_not_rated() {
         let opponents = everyone_else(2);
-        assert!(rate(&params(), &finished(&[(seat(0), 1), (seat(1), 1)], &[], &opponents), &[]).is_empty());
+        assert!(rate(
+            &params(),
+            &finished(&[(seat(0), 1), (seat(1), 1)], &[], &opponents),
+            &[]
+        )
+        .is_empty());
         assert!(rate(&params(), &finished(&[(seat(0), 1)], &[], &opponents[..1]), &[]).is_empty());
     }
 }

@@ -175,13 +175,34 @@ mod tests {
     #[test]
     fn a_win_raises_and_a_loss_lowers_and_both_narrow_the_deviation() {
         let (a, b) = (rating(1500.0, 350.0), rating(1500.0, 350.0));
-        let won = update(a, &[Encounter { opponent: b, score: 1.0 }], 0.5);
-        let lost = update(b, &[Encounter { opponent: a, score: 0.0 }], 0.5);
+        let won = update(
+            a,
+            &[Encounter {
+                opponent: b,
+                score: 1.0,
+            }],
+            0.5,
+        );
+        let lost = update(
+            b,
+            &[Encounter {
+                opponent: a,
+                score: 0.0,
+            }],
+            0.5,
+        );
         assert!(won.rating > 1500.0 && lost.rating < 1500.0);
         // Symmetric players move symmetrically.
         assert!(close(won.rating - 1500.0, 1500.0 - lost.rating, 1e-9));
         assert!(won.rd < 350.0 && close(won.rd, lost.rd, 1e-9));
-        let drawn = update(a, &[Encounter { opponent: b, score: 0.5 }], 0.5);
+        let drawn = update(
+            a,
+            &[Encounter {
+                opponent: b,
+                score: 0.5,
+            }],
+            0.5,
+        );
         assert!(close(drawn.rating, 1500.0, 1e-9) && drawn.rd < 350.0);
     }
 

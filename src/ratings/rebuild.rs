@@ -79,7 +79,7 @@ pub fn replay(params: &Params, games: &[RatedGame], stored: &[RatingRow]) -> Reb
         .filter(|r| stored_by_key.get(&key(r)).is_none_or(|s| !same(s, r)))
         .count();
     let mut ratings: Vec<RatingRow> = current.into_values().collect();
-    ratings.sort_by(|a, b| key(a).cmp(&key(b)));
+    ratings.sort_by_key(key);
     Rebuilt {
         ratings,
         changes,

@@ -46,14 +46,14 @@ pub use games::GameStore;
 pub use group_commit::CommitStats;
 pub use model::{
     Credentials, DeadlineChange, DeliveryRow, Event, EventRow, GameFilter, GameRecord, GameRow, GameUpdate, MoveRow,
-    NewDelivery, NewGame, NewMove, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox, Player,
-    PlayedGame, PlayerChange, PlayerEvent, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow,
-    RatingValues, Reminder, SeatRow, SettingsUpdate, Settlement, Waiting,
+    NewDelivery, NewGame, NewMove, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox, PlayedGame,
+    Player, PlayerChange, PlayerEvent, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow, RatingValues,
+    Reminder, SeatRow, SettingsUpdate, Settlement, Waiting,
 };
 pub use notify::NotifyStore;
 pub use players::PlayerStore;
-pub use ratings::RatingStore;
 pub use postgres::PgStore;
+pub use ratings::RatingStore;
 pub use sqlite::SqliteStore;
 
 /// Everything the service stores, on one backend.

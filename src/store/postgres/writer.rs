@@ -103,7 +103,10 @@ async fn commit_batch(
             tracing::warn!(%error, updates = batch.len(), "group commit failed; committing one by one");
             // The connection may be what failed: the next batch
             // opens another (not after a change's own refusal).
-            if !matches!(error, StoreError::Conflict | StoreError::RatingsMoved | StoreError::Unique) {
+            if !matches!(
+                error,
+                StoreError::Conflict | StoreError::RatingsMoved | StoreError::Unique
+            ) {
                 *writer = None;
             }
         }
