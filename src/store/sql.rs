@@ -160,24 +160,38 @@ where
         if moved.rows_affected() != 1 {
             return Err(StoreError::RatingsMoved);
         }
-        sqlx::query(INSERT_RATING_CHANGE)
-            .bind(c.game_id)
-            .bind(c.player_id)
-            .bind(c.game.as_str())
-            .bind(c.variant.as_str())
-            .bind(c.number)
-            .bind(c.ordinal)
-            .bind(c.result.as_str())
-            .bind(c.before.rating)
-            .bind(c.before.rd)
-            .bind(c.before.volatility)
-            .bind(c.after.rating)
-            .bind(c.after.rd)
-            .bind(c.after.volatility)
-            .bind(c.played_at)
-            .execute(&mut **tx)
-            .await
-            .map_err(StoreError::from_write)?;
+        insert_rating_change(tx, c).await?;
     }
+    Ok(())
+}
+
+/// Keeps what a game did to a player's rating, inside `tx`.
+pub async fn insert_rating_change<DB>(tx: &mut Transaction<'_, DB>, c: &RatingChange) -> StoreResult<()>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'q> i64: Param<'q, DB>,
+    for<'q> f64: Param<'q, DB>,
+    for<'q> &'q str: Param<'q, DB>,
+{
+    sqlx::query(INSERT_RATING_CHANGE)
+        .bind(c.game_id)
+        .bind(c.player_id)
+        .bind(c.game.as_str())
+        .bind(c.variant.as_str())
+        .bind(c.number)
+        .bind(c.ordinal)
+        .bind(c.result.as_str())
+        .bind(c.before.rating)
+        .bind(c.before.rd)
+        .bind(c.before.volatility)
+        .bind(c.after.rating)
+        .bind(c.after.rd)
+        .bind(c.after.volatility)
+        .bind(c.played_at)
+        .execute(&mut **tx)
+        .await
+        .map_err(StoreError::from_write)?;
     Ok(())
 }

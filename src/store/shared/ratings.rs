@@ -171,24 +171,7 @@ where
                 .map_err(StoreError::from_write)?;
         }
         for c in changes {
-            sqlx::query(sql::INSERT_RATING_CHANGE)
-                .bind(c.game_id)
-                .bind(c.player_id)
-                .bind(c.game.as_str())
-                .bind(c.variant.as_str())
-                .bind(c.number)
-                .bind(c.ordinal)
-                .bind(c.result.as_str())
-                .bind(c.before.rating)
-                .bind(c.before.rd)
-                .bind(c.before.volatility)
-                .bind(c.after.rating)
-                .bind(c.after.rd)
-                .bind(c.after.volatility)
-                .bind(c.played_at)
-                .execute(&mut *tx)
-                .await
-                .map_err(StoreError::from_write)?;
+            sql::insert_rating_change(&mut tx, c).await?;
         }
         tx.commit().await?;
         Ok(())
