@@ -212,10 +212,13 @@ impl Ratings {
     }
 
     async fn player(&self, name: &str) -> RatingResult<Player> {
-        self.store
-            .player_by_name(&crate::players::name_key(name))
-            .await?
-            .ok_or_else(|| RatingError::NoPlayerNamed(name.chars().take(64).collect()))
+        // No name is longer: nothing to look up.
+        let player = if name.chars().count() <= crate::players::accounts::MAX_NAME_LEN {
+            self.store.player_by_name(&crate::players::name_key(name)).await?
+        } else {
+            None
+        };
+        player.ok_or_else(|| RatingError::NoPlayerNamed(name.chars().take(64).collect()))
     }
 
     /// A player's profile: their ratings and statistics.
