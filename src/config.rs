@@ -50,6 +50,8 @@ pub struct Config {
     #[arg(long, env = "TAVOLIERE_VACATION_DAYS", default_value_t = 30)]
     pub vacation_days: u32,
     #[command(flatten)]
+    pub ratings: RatingConfig,
+    #[command(flatten)]
     pub notify: crate::notify::NotifyConfig,
     #[command(flatten)]
     pub realtime: RealtimeConfig,
@@ -67,6 +69,11 @@ impl Config {
         }
     }
 
+    /// The rating system's parameters, idle periods in clock days.
+    pub fn rating_params(&self) -> crate::ratings::Params {
+        self.ratings.params(self.clock_day_ms)
+    }
+
     pub fn timing(&self) -> crate::games::Timing {
         let scale = crate::clock::Scale {
             day_ms: self.clock_day_ms,
@@ -75,6 +82,68 @@ impl Config {
             scale,
             remind_before_ms: i64::from(self.reminder_hours) * self.clock_day_ms / 24,
         }
+    }
+}
+
+/// The Glicko-2 parameters (`tavoliere serve` and `tavoliere ratings
+/// rebuild` must agree on them, or the rebuild recomputes other values).
+#[derive(Clone, Copy, Debug, Args)]
+pub struct RatingConfig {
+    /// A newcomer's rating.
+    #[arg(long, env = "TAVOLIERE_RATING_INITIAL", default_value_t = 1500.0, value_parser = positive)]
+    pub rating_initial: f64,
+    /// A newcomer's rating deviation (also the most idleness can grow one to).
+    #[arg(long, env = "TAVOLIERE_RATING_RD", default_value_t = 350.0, value_parser = positive)]
+    pub rating_rd: f64,
+    /// A newcomer's volatility.
+    #[arg(long, env = "TAVOLIERE_RATING_VOLATILITY", default_value_t = 0.06, value_parser = positive)]
+    pub rating_volatility: f64,
+    /// Glicko-2's system constant τ: how fast volatility may change.
+    #[arg(long, env = "TAVOLIERE_RATING_TAU", default_value_t = 0.5, value_parser = positive)]
+    pub rating_tau: f64,
+    /// Days (of the clock, see --clock-day-ms) per idle rating period: a
+    /// player's deviation grows by one Glicko-2 period's step for each
+    /// such stretch without a rated game (fractions count).
+    #[arg(long, env = "TAVOLIERE_RATING_PERIOD_DAYS", default_value_t = 7.0, value_parser = positive)]
+    pub rating_period_days: f64,
+}
+
+impl Default for RatingConfig {
+    fn default() -> RatingConfig {
+        RatingConfig {
+            rating_initial: 1500.0,
+            rating_rd: 350.0,
+            rating_volatility: 0.06,
+            rating_tau: 0.5,
+            rating_period_days: 7.0,
+        }
+    }
+}
+
+impl RatingConfig {
+    /// The parameters, with days of `day_ms` milliseconds.
+    pub fn params(&self, day_ms: i64) -> crate::ratings::Params {
+        crate::ratings::Params {
+            initial: crate::ratings::Rating {
+                rating: self.rating_initial,
+                rd: self.rating_rd,
+                volatility: self.rating_volatility,
+            },
+            tau: self.rating_tau,
+            period_ms: ((self.rating_period_days * day_ms as f64).round() as i64).max(1),
+        }
+    }
+}
+
+/// A flag's value that is no positive number.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is not a positive number")]
+pub struct NotPositive(String);
+
+fn positive(s: &str) -> Result<f64, NotPositive> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 && x < 1e9 => Ok(x),
+        _ => Err(NotPositive(s.chars().take(40).collect())),
     }
 }
 
@@ -136,6 +205,7 @@ impl Config {
             sweep_interval_ms: 5_000,
             reminder_hours: 24,
             vacation_days: 30,
+            ratings: RatingConfig::default(),
             notify: crate::notify::NotifyConfig::default(),
             realtime: RealtimeConfig::default(),
         }

@@ -7,6 +7,8 @@
 //! - [`views`]: what a game looks like: JSON states, records, boards.
 //! - [`players`]: the players service (accounts, sessions, vacations,
 //!   notification settings, a player's events and deliveries).
+//! - [`ratings`]: Glicko-2 ratings, leaderboards, histories, profiles'
+//!   statistics, and the rebuild of every rating from the stored games.
 //! - [`health`]: whether the database answers, for `/healthz` and `/metrics`.
 //! - [`store`]: storage, one trait and one implementation per database.
 //! - [`clock`]: time controls: deadlines, banks, vacations, pure arithmetic.
@@ -15,7 +17,7 @@
 //! - [`realtime`]: live games over WebSocket, the player's event stream,
 //!   chat and presence.
 //! - [`cli`]: the command-line doors (`tavoliere rules`, `tavoliere serve`,
-//!   `tavoliere loadtest`).
+//!   `tavoliere loadtest`, `tavoliere ratings rebuild`).
 //! - [`loadtest`]: the load generator, a client of a running server.
 
 pub mod cli;
@@ -29,6 +31,7 @@ pub mod loadtest;
 pub mod metrics;
 pub mod notify;
 pub mod players;
+pub mod ratings;
 pub mod realtime;
 pub mod rules;
 pub mod store;
@@ -63,13 +66,19 @@ pub async fn run(
     let store = store::connect(&config.database_url.0).await?;
     let metrics = Arc::new(metrics::Metrics::default());
     let hub = Arc::new(realtime::Hub::new(config.realtime.ws_channel_capacity));
-    let games = Arc::new(games::Games::new(store.clone(), metrics.clone(), hub.clone()).with_timing(config.timing()));
+    let ratings = Arc::new(ratings::Ratings::new(store.clone(), config.rating_params()));
+    let games = Arc::new(
+        games::Games::new(store.clone(), metrics.clone(), hub.clone())
+            .with_timing(config.timing())
+            .with_ratings(ratings.clone()),
+    );
     let notifier = notify::Notifier::new(store.clone(), games.clone(), config.notify.clone(), hub.clone())?;
     let players = Arc::new(players::Players::new(store.clone(), games.clone(), config.players()));
     let state = http::AppState {
         games: games.clone(),
         hub: hub.clone(),
         players,
+        ratings,
         health: Arc::new(health::Health::new(store.clone())),
         metrics,
         realtime: Arc::new(config.realtime.clone()),

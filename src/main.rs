@@ -5,6 +5,7 @@ use std::io;
 use std::process::ExitCode;
 
 use clap::Parser;
+use tavoliere::cli::ratings::RatingsCommand;
 use tavoliere::cli::{self, Cli, Command};
 use tavoliere::Config;
 use tracing_subscriber::EnvFilter;
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Serve(config)) => serve(*config),
         Some(Command::Loadtest(options)) => loadtest(&options),
+        Some(Command::Ratings(RatingsCommand::Rebuild(args))) => rebuild(&args),
         None => serve(cli.serve),
     }
 }
@@ -47,12 +49,8 @@ fn serve(config: Config) -> ExitCode {
         Ok(limit) => tracing::info!(limit, "open files limit"),
         Err(e) => tracing::warn!("cannot raise the open files limit: {e}"),
     }
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("tavoliere: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+    let Some(runtime) = runtime("tavoliere") else {
+        return ExitCode::FAILURE;
     };
     let result = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(config.listen).await?;
@@ -71,12 +69,8 @@ fn serve(config: Config) -> ExitCode {
 /// Runs a load test and prints its report; fails when the run could not be
 /// made or its replay check failed.
 fn loadtest(options: &tavoliere::loadtest::Options) -> ExitCode {
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("tavoliere loadtest: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+    let Some(runtime) = runtime("tavoliere loadtest") else {
+        return ExitCode::FAILURE;
     };
     match runtime.block_on(tavoliere::loadtest::run(options)) {
         Ok(report) => {
@@ -100,6 +94,34 @@ fn loadtest(options: &tavoliere::loadtest::Options) -> ExitCode {
         Err(e) => {
             eprintln!("tavoliere loadtest: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Rebuilds every rating and prints what it found; fails when it could not.
+fn rebuild(args: &cli::ratings::RebuildArgs) -> ExitCode {
+    let Some(runtime) = runtime("tavoliere ratings rebuild") else {
+        return ExitCode::FAILURE;
+    };
+    match runtime.block_on(cli::ratings::rebuild(args)) {
+        Ok(rebuilt) => {
+            println!("{rebuilt}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("tavoliere ratings rebuild: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A runtime for `command`, or `None` (said on stderr) when it cannot start.
+fn runtime(command: &str) -> Option<tokio::runtime::Runtime> {
+    match tokio::runtime::Runtime::new() {
+        Ok(runtime) => Some(runtime),
+        Err(e) => {
+            eprintln!("{command}: cannot start the runtime: {e}");
+            None
         }
     }
 }

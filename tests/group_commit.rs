@@ -53,6 +53,10 @@ fn a_game(players: (i64, i64)) -> NewGame {
             payload: json!({}),
         }],
         player_events: Vec::new(),
+        rated: true,
+        rating_min: None,
+        rating_max: None,
+        rematch_of: None,
     }
 }
 
@@ -90,6 +94,7 @@ fn a_move(id: i64, expected_seq: i64, ply: i64, players: (i64, i64)) -> GameUpda
         clock: None,
         deadline: None,
         reminder_at: None,
+        ratings: Vec::new(),
     }
 }
 

@@ -49,6 +49,7 @@ async fn the_client_is_served_with_types_etags_and_client_routes() {
     for (path, content_type) in [
         ("/assets/app.js", "text/javascript; charset=utf-8"),
         ("/assets/board.js", "text/javascript; charset=utf-8"),
+        ("/assets/ratings.js", "text/javascript; charset=utf-8"),
         ("/assets/style.css", "text/css; charset=utf-8"),
         ("/favicon.svg", "image/svg+xml"),
     ] {
@@ -66,6 +67,8 @@ async fn the_client_is_served_with_types_etags_and_client_routes() {
         "/rules/focus",
         "/settings",
         "/signin",
+        "/ratings/gravity/standard",
+        "/player/alice",
     ] {
         let response = get(path).await.expect("a client route");
         assert_eq!(response.status(), StatusCode::OK, "{path}");
@@ -432,6 +435,141 @@ async fn two_players_play_in_headless_chromium() {
         .await;
     let (status, _) = server.get("/players/me", token.as_str()).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "alice's old token after signing out");
+
+    drop(browser);
+    server.stop().await;
+    database.remove().await;
+}
+
+/// Ratings in the browser: beside names in a game and the lobby, a
+/// leaderboard page, a profile with its SVG rating chart, and the Rematch
+/// button of a finished game.
+#[tokio::test]
+async fn ratings_leaderboard_profile_and_rematch_in_headless_chromium() {
+    let database = Database::new().await;
+    let mut config = tavoliere::Config::with_database(&database.url);
+    // Deviations start below the provisional line, so the leaderboard lists players.
+    config.ratings.rating_rd = 100.0;
+    let server = TestServer::start_with(config).await;
+    let base = server.base.clone();
+    let shots = screenshot_dir();
+    let browser = Browser::launch().await;
+    let alice = browser.page().await;
+    sign_up(&alice, &base, "alice").await;
+    let token = alice.eval("localStorage.getItem('tavoliere.token')").await;
+    let alice_token = token.as_str().expect("alice's token").to_owned();
+    let bob = server.register("bob").await;
+    let carol = server.register("carol").await;
+    // Five games against bob and carol in turn: alice loses the third.
+    let mut last = 0;
+    for (i, alice_loses) in [false, false, true, false, false].into_iter().enumerate() {
+        let (opponent, opponent_token) = if i % 2 == 0 { ("bob", &bob) } else { ("carol", &carol) };
+        let id = server
+            .start_game(
+                "gravity",
+                "standard",
+                &[&alice_token, opponent_token],
+                &["alice", opponent],
+            )
+            .await;
+        let who = if alice_loses {
+            alice_token.as_str()
+        } else {
+            opponent_token.as_str()
+        };
+        let (status, body) = server.post_empty(&format!("/games/{id}/resign"), Some(who)).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        last = id;
+    }
+    let duel = server
+        .start_game("gravity", "standard", &[&bob, &carol], &["bob", "carol"])
+        .await;
+    server.post_empty(&format!("/games/{duel}/resign"), Some(&carol)).await;
+    let (_, profile) = server.get("/players/alice", None).await;
+    let rating = profile["ratings"][0]["rating"]
+        .as_f64()
+        .expect("alice is rated")
+        .round();
+
+    // The finished game shows each player's rating beside their name.
+    alice.goto(&format!("{base}/game/{last}")).await;
+    alice
+        .wait(
+            "document.querySelector(\"#seats .seat[data-seat='0'] .rating\")",
+            "alice's rating beside her name",
+        )
+        .await;
+    assert_eq!(
+        alice.text("#seats .seat[data-seat='0'] .rating").await.trim(),
+        format!("{rating}")
+    );
+    assert!(alice
+        .text("#seats .seat[data-seat='1'] .rating")
+        .await
+        .trim()
+        .parse::<f64>()
+        .is_ok());
+    alice
+        .wait("document.querySelector('#rematch')", "the Rematch button")
+        .await;
+    alice.screenshot(&shots.join("game-finished-ratings.png")).await;
+
+    // The leaderboard, best first.
+    alice.goto(&format!("{base}/ratings/gravity/standard")).await;
+    alice
+        .wait("document.querySelector('#leaderboard tbody tr')", "the leaderboard")
+        .await;
+    let first = alice
+        .eval("document.querySelector('#leaderboard tbody tr').dataset.player")
+        .await;
+    assert_eq!(first, "alice");
+    let rows = alice
+        .eval("document.querySelectorAll('#leaderboard tbody tr').length")
+        .await;
+    assert_eq!(rows, 3);
+    alice.screenshot(&shots.join("leaderboard.png")).await;
+
+    // The profile: ratings, statistics and a chart of five games (six points).
+    alice.goto(&format!("{base}/player/alice")).await;
+    alice
+        .wait("document.querySelector('#charts svg.rating-chart')", "the rating chart")
+        .await;
+    assert!(alice.text("#ratings").await.contains(&format!("{rating}")));
+    let statistics = alice.text("#statistics").await;
+    assert!(statistics.contains("4 won, 1 lost"), "{statistics}");
+    assert!(statistics.contains("Met most: bob (3), carol (2)"), "{statistics}");
+    let dots = alice
+        .eval("document.querySelectorAll('#charts svg.rating-chart circle.dot').length")
+        .await;
+    assert_eq!(dots, 6);
+    let points = alice
+        .eval("document.querySelector('#charts polyline').getAttribute('points').split(' ').length")
+        .await;
+    assert_eq!(points, 6);
+    alice.screenshot(&shots.join("profile.png")).await;
+
+    // Rematch from the finished game: a new game, colours swapped, bob invited.
+    alice.goto(&format!("{base}/game/{last}")).await;
+    alice.click("#rematch").await;
+    alice
+        .wait(
+            &format!("location.pathname !== '/game/{last}' && document.querySelector('#seats .seat')"),
+            "the rematch's page",
+        )
+        .await;
+    let path = alice.eval("location.pathname").await;
+    let rematch: i64 = path
+        .as_str()
+        .and_then(|p| p.rsplit('/').next())
+        .and_then(|id| id.parse().ok())
+        .expect("an id");
+    let (_, state) = server.get(&format!("/games/{rematch}"), None).await;
+    assert_eq!(
+        (state["rematch_of"].as_i64(), state["seats"][1]["player"].as_str()),
+        (Some(last), Some("alice"))
+    );
+    assert_eq!(state["seats"][0]["invited"], "bob");
+    assert!(alice.text("#actions").await.contains(&format!("Rematch of #{last}")));
 
     drop(browser);
     server.stop().await;

@@ -3,13 +3,14 @@
 import { api, ApiError, GameFeed, rules, session } from "/assets/api.js";
 import { describeStack, drawBoard, paint } from "/assets/board.js";
 import { MovePicker } from "/assets/moves.js";
+import { leaderboardPage, profilePage, ratingLabel } from "/assets/ratings.js";
 
 const main = document.getElementById("main");
 let cleanup = () => {};
 
 // ---------------------------------------------------------------- helpers
 
-function h(tag, attrs = {}, ...children) {
+export function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === null || v === false) continue;
@@ -17,19 +18,19 @@ function h(tag, attrs = {}, ...children) {
     else if (k === "class") node.className = v;
     else node.setAttribute(k, v === true ? "" : v);
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
   return node;
 }
 
-function link(href, ...children) {
+export function link(href, ...children) {
   return h("a", { href, onclick: (e) => { if (!e.ctrlKey && !e.metaKey) { e.preventDefault(); go(href); } } }, ...children);
 }
 
 /** A message line: refusals in red, with the server's reason. */
-function notice(text, kind = "error") {
+export function notice(text, kind = "error") {
   return h("p", { class: `notice ${kind}`, role: kind === "error" ? "alert" : "status" }, text);
 }
 
@@ -52,7 +53,7 @@ window.addEventListener("popstate", route);
 
 function nav() {
   const signedIn = !!session.token;
-  const items = [link("/lobby", "Lobby"), link("/rules", "Rules")];
+  const items = [link("/lobby", "Lobby"), link("/rules", "Rules"), link("/ratings", "Ratings")];
   if (signedIn) {
     items.push(link("/my", "My games"), link("/settings", "Settings"));
     items.push(h("span", { class: "me" }, session.name));
@@ -75,8 +76,13 @@ function gameName(catalogue, slug) {
   return game ? `${game.english} (${game.italian})` : slug;
 }
 
+/** A seated player's name with their rating in the game's variant. */
+function playerLabel(seat) {
+  return seat.rating !== undefined ? `${seat.player} (${ratingLabel(seat.rating, seat.provisional)})` : seat.player;
+}
+
 function seatsText(game) {
-  return game.seats.map((s) => `${s.colour}: ${s.player || (s.invited ? `${s.invited} (invited)` : "open")}`).join(" · ");
+  return game.seats.map((s) => `${s.colour}: ${s.player ? playerLabel(s) : (s.invited ? `${s.invited} (invited)` : "open")}`).join(" · ");
 }
 
 function gameRow(catalogue, game, extra = []) {
@@ -103,6 +109,9 @@ async function route() {
     else if (path === "/my") await myGamesPage();
     else if (path === "/settings") await settingsPage();
     else if (path === "/rules") await rulesPage(null);
+    else if (path === "/ratings") await leaderboardPage(main, null, null);
+    else if ((match = path.match(/^\/ratings\/([a-z0-9-]+)(?:\/([a-z0-9-]+))?$/))) await leaderboardPage(main, match[1], match[2]);
+    else if ((match = path.match(/^\/player\/([^/]+)$/))) await profilePage(main, decodeURIComponent(match[1]));
     else if ((match = path.match(/^\/rules\/([a-z0-9-]+)$/))) await rulesPage(match[1]);
     else if ((match = path.match(/^\/game\/(\d+)$/))) await gamePage(Number(match[1]), params.get("ply"));
     else main.replaceChildren(notice("No such page."));
@@ -303,7 +312,7 @@ async function rulesPage(slug) {
     h("h2", {}, "Notation"), h("p", {}, game.notation),
     h("h2", {}, "Variants"),
     h("dl", {}, game.variants.map((v) => [
-      h("dt", {}, `${v.name} (${v.slug})`),
+      h("dt", {}, `${v.name} (${v.slug}) `, link(`/ratings/${game.slug}/${v.slug}`, "leaderboard")),
       h("dd", {}, h("p", {}, v.summary), h("p", { class: "muted" }, `Board: ${v.board}. Seats: `,
         v.seats.map((c) => h("span", { class: "swatch", style: `background:${paint(c)}`, title: c })), ` ${v.seats.join(", ")}.`)),
     ]))));
@@ -486,7 +495,8 @@ async function gamePage(id, plyParam) {
       const toMove = state.to_move === s.seat && state.status === "active";
       return h("div", { class: `seat${toMove ? " to-move" : ""}`, "data-seat": s.seat },
         h("span", { class: "swatch", style: `background:${paint(s.colour)}` }),
-        h("strong", {}, s.player || (s.invited ? `${s.invited} (invited)` : "open seat")),
+        h("strong", {}, s.player ? link(`/player/${encodeURIComponent(s.player)}`, s.player) : (s.invited ? `${s.invited} (invited)` : "open seat")),
+        s.rating !== undefined ? h("span", { class: "rating", title: s.provisional ? "provisional rating" : "rating" }, ` ${ratingLabel(s.rating, s.provisional)}`) : null,
         h("span", { class: "muted" }, ` ${s.colour}${state.your_seat === s.seat ? " (you)" : ""}`),
         extras.length ? h("span", { class: "extras" }, ` · ${extras.join(" · ")}`) : null,
         clock && Array.isArray(clock.remaining_ms) ? h("span", { class: "clock", "data-seat": s.seat }, formatClock(clock.remaining_ms[i])) : null,
@@ -555,6 +565,16 @@ async function gamePage(id, plyParam) {
       }
       if (mine) buttons.push(act("Abort", "abort", "abort", "Abort this game?"));
     }
+    if (mine && state.status === "finished" && state.at_ply === undefined) {
+      buttons.push(h("button", {
+        class: "secondary", id: "rematch",
+        onclick: async () => {
+          try { go(`/game/${(await api("POST", `/games/${id}/rematch`)).id}`); } catch (e) { flash(message, errorText(e)); }
+        },
+      }, state.rematch ? "Rematch (accept)" : "Rematch"));
+    }
+    if (state.rematch) buttons.push(link(`/game/${state.rematch}`, `Rematch #${state.rematch} `));
+    if (state.rematch_of) buttons.push(link(`/game/${state.rematch_of}`, `Rematch of #${state.rematch_of} `));
     buttons.push(h("a", { href: `/api/v1/games/${id}/record?format=text`, class: "muted", target: "_blank" }, "Record"));
     actions.replaceChildren(...buttons);
   }

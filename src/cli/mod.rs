@@ -1,5 +1,6 @@
 //! The command line: `tavoliere --help` documents every subcommand.
 
+pub mod ratings;
 pub mod rules;
 
 use clap::{Parser, Subcommand};
@@ -33,4 +34,9 @@ pub enum Command {
     /// WebSockets and report memory per connection (`--mode idle`); or only
     /// run the check on a saved list of acknowledged moves (`--mode verify`).
     Loadtest(Box<crate::loadtest::Options>),
+    /// Ratings: `tavoliere ratings rebuild` recomputes every rating from
+    /// the stored games, replaces the stored ones and says how many
+    /// differed (`--dry-run` only compares).
+    #[command(subcommand)]
+    Ratings(ratings::RatingsCommand),
 }

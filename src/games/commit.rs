@@ -8,10 +8,14 @@
 
 use crate::domain::{GameStatus, Seat};
 use crate::rules::AnyGame;
-use crate::store::{EventRow, GameRecord, GameUpdate, Player, StoreError};
+use crate::store::{EventRow, GameRecord, GameUpdate, Player, RatingChange, StoreError};
+
+/// How often a game's end is rated again while other games of its players
+/// keep ending first (each retry sees the ratings those games left).
+const RATING_ATTEMPTS: usize = 16;
 
 use super::error::{GameError, GameResult};
-use super::events::{Ending, GameEvent, PlayerNotice};
+use super::events::{Ending, GameEvent, PlayerNotice, RatingShift};
 use super::hot::Hot;
 use super::Games;
 
@@ -25,6 +29,9 @@ pub struct Progress {
     pub notices: Vec<(i64, PlayerNotice)>,
     /// Players taking a seat: `(seat, id, name)`.
     pub seated: Vec<(Seat, i64, String)>,
+    /// How the game ended, when this change ends it: a rated game's
+    /// ratings change with it.
+    pub ending: Option<Ending>,
 }
 
 impl Progress {
@@ -51,10 +58,12 @@ impl Progress {
                 clock: row.clock.clone(),
                 deadline: row.deadline,
                 reminder_at: row.reminder_at,
+                ratings: Vec::new(),
             },
             events: Vec::new(),
             notices: Vec::new(),
             seated: Vec::new(),
+            ending: None,
         }
     }
 
@@ -88,11 +97,50 @@ impl Progress {
                     player,
                     PlayerNotice::GameOver {
                         outcome: ending.clone(),
+                        ratings: Vec::new(),
                     },
                 )
             })
             .collect();
-        self.events.push(GameEvent::Finished(ending));
+        self.events.push(GameEvent::Finished {
+            ending: ending.clone(),
+            ratings: Vec::new(),
+        });
+        self.ending = Some(ending);
+    }
+
+    /// The game's end changes ratings as `changes` say: written with it,
+    /// and told in its `finished` event and every `game_over` notice.
+    fn rate(&mut self, record: &GameRecord, changes: Vec<RatingChange>) {
+        let shifts: Vec<RatingShift> = changes
+            .iter()
+            .filter_map(|c| {
+                let seat = record
+                    .seats
+                    .iter()
+                    .find(|s| s.player.as_ref().is_some_and(|(id, _)| *id == c.player_id))?;
+                Some(RatingShift {
+                    seat: seat.seat,
+                    player: seat.player.as_ref().map(|(_, name)| name.clone())?,
+                    before: c.before.rating,
+                    after: c.after.rating,
+                    rd_before: c.before.rd,
+                    rd_after: c.after.rd,
+                    provisional: crate::ratings::is_provisional(c.after.rd),
+                })
+            })
+            .collect();
+        for event in &mut self.events {
+            if let GameEvent::Finished { ratings, .. } = event {
+                ratings.clone_from(&shifts);
+            }
+        }
+        for (_, notice) in &mut self.notices {
+            if let PlayerNotice::GameOver { ratings, .. } = notice {
+                ratings.clone_from(&shifts);
+            }
+        }
+        self.update.ratings = changes;
     }
 
     /// The update with its events and seats, as the store writes it.
@@ -110,11 +158,22 @@ impl Progress {
     }
 }
 
+/// What became of one write of a change.
+enum Written {
+    Committed(Box<GameRecord>),
+    /// Another writer changed the game first: decide again.
+    Lost,
+    /// Another game of one of its players ended first: rate again.
+    RatingsMoved,
+}
+
 impl Games {
     /// Writes `progress` of `record`; on success the cache holds `game` and
     /// the updated record at the new event number, which is returned.
     /// `Ok(None)` when another writer got there first: reload and decide
-    /// again.
+    /// again. A rated game's end is rated here, from the ratings stored
+    /// now, and rated again (the game's decision stands) while other games
+    /// of its players keep ending first.
     pub(super) async fn commit(
         &self,
         hot: &mut Hot,
@@ -122,6 +181,37 @@ impl Games {
         progress: Progress,
         game: AnyGame,
     ) -> GameResult<Option<GameRecord>> {
+        let Some(ending) = progress.ending.clone().filter(|_| record.row.rated) else {
+            return Ok(match self.write(hot, record, progress, game).await? {
+                Written::Committed(next) => Some(*next),
+                Written::Lost | Written::RatingsMoved => None,
+            });
+        };
+        for _ in 0..RATING_ATTEMPTS {
+            let changes = self
+                .ratings
+                .rate_end(record, &ending.winners(), progress.update.now)
+                .await
+                .map_err(GameError::internal)?;
+            let mut rated = progress.clone();
+            rated.rate(record, changes);
+            match self.write(hot, record, rated, game.clone()).await? {
+                Written::Committed(next) => return Ok(Some(*next)),
+                Written::Lost => return Ok(None),
+                Written::RatingsMoved => self.metrics.count_conflict(),
+            }
+        }
+        Err(GameError::Busy)
+    }
+
+    /// One write of `progress`.
+    async fn write(
+        &self,
+        hot: &mut Hot,
+        record: &GameRecord,
+        progress: Progress,
+        game: AnyGame,
+    ) -> GameResult<Written> {
         // The record as the change leaves it, names of new seats included.
         let mut next_record = record.clone();
         for (seat, player, name) in &progress.seated {
@@ -131,6 +221,15 @@ impl Games {
         }
         let update = progress.into_update();
         next_record.row.apply(&update);
+        for change in &update.ratings {
+            let seat = next_record
+                .seats
+                .iter_mut()
+                .find(|s| s.player.as_ref().is_some_and(|(id, _)| *id == change.player_id));
+            if let Some(seat) = seat {
+                seat.rating = Some((change.after.rating, change.after.rd));
+            }
+        }
         let seq = update.expected_seq + update.events.len() as i64;
         // The rows exactly as the store numbers and keeps them, to publish
         // once (and only if) the transaction commits.
@@ -166,12 +265,13 @@ impl Games {
         match written {
             Ok(()) => {
                 hot.remember(seq, game, Some(next_record.clone()));
-                Ok(Some(next_record))
+                Ok(Written::Committed(Box::new(next_record)))
             }
             Err(StoreError::Conflict | StoreError::Unique) => {
                 self.metrics.count_conflict();
-                Ok(None)
+                Ok(Written::Lost)
             }
+            Err(StoreError::RatingsMoved) => Ok(Written::RatingsMoved),
             Err(e) => Err(e.into()),
         }
     }

@@ -394,6 +394,23 @@ pub fn choose_seat(record: &GameRecord, player: i64, asked: Option<u8>) -> GameR
     }
 }
 
+/// Whether a player rated `rating` may take an open seat of `record`: an
+/// invitation is let in whatever the range.
+pub fn check_rating_range(record: &GameRecord, player: i64, rating: f64) -> GameResult<()> {
+    let row = &record.row;
+    let rating = rating.round() as i64;
+    let below = row.rating_min.is_some_and(|min| rating < min);
+    let above = row.rating_max.is_some_and(|max| rating > max);
+    if record.invitation_of(player).is_none() && (below || above) {
+        return Err(GameError::OutsideRatingRange {
+            rating,
+            min: row.rating_min,
+            max: row.rating_max,
+        });
+    }
+    Ok(())
+}
+
 /// `player` takes `seat`; when that fills the table the game starts, its
 /// clock with it, and the first player to move is told.
 pub fn sit(

@@ -107,6 +107,18 @@ pub enum GameError {
     InvitedTwice(String),
     #[error("{0}")]
     BadTimeControl(crate::clock::TimeControlError),
+    #[error("rating_min {min} is above rating_max {max}")]
+    BadRatingRange { min: i64, max: i64 },
+    /// The seat is open only to players rated within the game's range.
+    #[error("your rating {rating} is outside this game's range ({})", range(*.min, *.max))]
+    OutsideRatingRange {
+        rating: i64,
+        min: Option<i64>,
+        max: Option<i64>,
+    },
+    /// A rematch follows a finished game only.
+    #[error("game {id} is {status}; only a finished game can be rematched")]
+    NotFinished { id: i64, status: GameStatus },
 
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -150,6 +162,9 @@ impl GameError {
             GameError::UnknownPlayer(_) => "unknown_player",
             GameError::InvitedYourself | GameError::InvitedTwice(_) => "bad_opponent",
             GameError::BadTimeControl(_) => "bad_time_control",
+            GameError::BadRatingRange { .. } => "bad_rating_range",
+            GameError::OutsideRatingRange { .. } => "rating_out_of_range",
+            GameError::NotFinished { .. } => "game_not_finished",
             GameError::Store(_) | GameError::Internal(_) => "internal",
         }
     }
@@ -174,3 +189,13 @@ impl GameError {
 }
 
 pub type GameResult<T> = Result<T, GameError>;
+
+/// A rating range as players read it.
+fn range(min: Option<i64>, max: Option<i64>) -> String {
+    match (min, max) {
+        (Some(min), Some(max)) => format!("{min} to {max}"),
+        (Some(min), None) => format!("at least {min}"),
+        (None, Some(max)) => format!("at most {max}"),
+        (None, None) => "any".to_owned(),
+    }
+}

@@ -71,6 +71,19 @@ impl Serialize for Ending {
     }
 }
 
+/// What a rated game's end did to one player's rating.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RatingShift {
+    pub seat: Seat,
+    pub player: String,
+    pub before: f64,
+    pub after: f64,
+    pub rd_before: f64,
+    pub rd_after: f64,
+    /// Whether the rating after the game is still provisional.
+    pub provisional: bool,
+}
+
 /// The `move` event: the move as stored, and where the game went.
 #[derive(Clone, Debug, Serialize)]
 pub struct MoveEvent {
@@ -124,7 +137,13 @@ pub enum GameEvent {
         reason: &'static str,
     },
     Move(MoveEvent),
-    Finished(Ending),
+    /// The game is over; a rated game says what it did to each rating.
+    Finished {
+        #[serde(flatten)]
+        ending: Ending,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        ratings: Vec<RatingShift>,
+    },
     Resigned {
         seat: Seat,
     },
@@ -171,7 +190,7 @@ impl GameEvent {
             GameEvent::Declined { .. } => "declined",
             GameEvent::Aborted { .. } | GameEvent::CalledOff { .. } => "aborted",
             GameEvent::Move(_) => "move",
-            GameEvent::Finished(_) => "finished",
+            GameEvent::Finished { .. } => "finished",
             GameEvent::Resigned { .. } => "resigned",
             GameEvent::DrawOffered { .. } => "draw_offered",
             GameEvent::DrawAgreed { .. } => "draw_agreed",
@@ -220,6 +239,14 @@ pub enum PlayerNotice {
     },
     GameOver {
         outcome: Ending,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        ratings: Vec<RatingShift>,
+    },
+    /// Another player of finished game `of` asks for a rematch: the new
+    /// game (the payload's `game`) starts when its invitations are accepted.
+    Rematch {
+        by: String,
+        of: i64,
     },
     Aborted {
         aborted: bool,
@@ -240,6 +267,7 @@ impl PlayerNotice {
             PlayerNotice::TakebackOffered { .. } => "takeback_offered",
             PlayerNotice::GameOver { .. } | PlayerNotice::Aborted { .. } => "game_over",
             PlayerNotice::Declined { .. } => "declined",
+            PlayerNotice::Rematch { .. } => "rematch",
         }
     }
 
@@ -335,6 +363,39 @@ mod tests {
             (started.player_id, started.kind, started.payload),
             (7, "game_started", json!({}))
         );
+        let shift = RatingShift {
+            seat: Seat::from(1),
+            player: "bob".into(),
+            before: 1500.0,
+            after: 1662.5,
+            rd_before: 350.0,
+            rd_after: 290.0,
+            provisional: true,
+        };
+        let over = PlayerNotice::GameOver {
+            outcome: Ending::Agreement,
+            ratings: vec![shift.clone()],
+        }
+        .to(7);
+        assert_eq!(
+            over.payload,
+            json!({ "outcome": { "winners": [], "reason": "agreement" }, "ratings": [{ "seat": 1,
+                    "player": "bob", "before": 1500.0, "after": 1662.5, "rd_before": 350.0,
+                    "rd_after": 290.0, "provisional": true }] })
+        );
+        let finished = GameEvent::Finished {
+            ending: Ending::Agreement,
+            ratings: vec![shift],
+        }
+        .to_stored();
+        assert_eq!(finished.payload["reason"], "agreement");
+        assert_eq!(finished.payload["ratings"][0]["after"], 1662.5);
+        let unrated = GameEvent::Finished {
+            ending: Ending::Agreement,
+            ratings: Vec::new(),
+        }
+        .to_stored();
+        assert_eq!(unrated.payload, json!({ "winners": [], "reason": "agreement" }));
         let over = PlayerNotice::Aborted { aborted: true }.to(7);
         assert_eq!((over.kind, over.payload), ("game_over", json!({ "aborted": true })));
         let turn = PlayerNotice::YourTurn {

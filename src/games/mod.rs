@@ -1,6 +1,8 @@
 //! The games service: every action on a game (create, join, decline, move,
 //! resign, draw, takeback, abort, chat) and every read of one, for every
-//! door (HTTP, WebSocket, and whatever comes next).
+//! door (HTTP, WebSocket, and whatever comes next), rematches among them.
+//! A rated game's end changes its players' ratings in the same commit
+//! ([`crate::ratings`] computes them).
 //!
 //! - Decisions are pure ([`decide`]): given a stored game, its position, the
 //!   clock and a request, what to store and what to announce, as a
@@ -29,6 +31,7 @@ mod offers;
 mod play;
 mod publish;
 mod reads;
+mod rematch;
 mod seats;
 pub mod sweeper;
 mod table;
@@ -39,12 +42,13 @@ use std::sync::Arc;
 pub use chat::Room;
 pub use commit::Progress;
 pub use error::{GameError, GameResult, OfferKind};
-pub use events::{Ending, GameEvent, MoveEvent, PlayerNotice};
+pub use events::{Ending, GameEvent, MoveEvent, PlayerNotice, RatingShift};
 pub use publish::{NoSubscribers, Publisher};
 pub use reads::{Lobby, LobbyPage};
 
 use crate::clock::{Scale, TimeControl};
 use crate::metrics::Metrics;
+use crate::ratings::Ratings;
 use crate::rules::AnyGame;
 use crate::store::{GameRecord, MoveRow, Store};
 
@@ -73,6 +77,11 @@ pub struct NewGameCommand {
     /// Listed and readable by everyone (default) or only by its players.
     pub public: Option<bool>,
     pub time_control: Option<TimeControl>,
+    /// Whether its end changes ratings; `true` when absent.
+    pub rated: Option<bool>,
+    /// Who may take an open seat, by their rating in the variant.
+    pub rating_min: Option<i64>,
+    pub rating_max: Option<i64>,
 }
 
 /// A move, as a player sends it.
@@ -111,18 +120,26 @@ pub struct Games {
     publisher: Arc<dyn Publisher>,
     hot: hot::HotGames,
     timing: Timing,
+    ratings: Arc<Ratings>,
 }
 
 impl Games {
     /// A service that announces every committed change to `publisher`.
     pub fn new(store: Arc<dyn Store>, metrics: Arc<Metrics>, publisher: Arc<dyn Publisher>) -> Games {
         Games {
-            store,
+            store: store.clone(),
             metrics,
             publisher,
             hot: hot::HotGames::default(),
             timing: Timing::default(),
+            ratings: Arc::new(Ratings::new(store, crate::ratings::Params::default())),
         }
+    }
+
+    /// The same service rating games through `ratings`.
+    pub fn with_ratings(mut self, ratings: Arc<Ratings>) -> Games {
+        self.ratings = ratings;
+        self
     }
 
     /// The same service with other clock settings.

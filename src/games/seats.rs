@@ -1,7 +1,8 @@
 //! Filling a table: opening a game with its invitations, taking a seat
-//! (which starts the game once every seat is filled), declining an
-//! invitation.
+//! (which starts the game once every seat is filled; within the game's
+//! rating range, if it has one), declining an invitation.
 
+use crate::clock::TimeControl;
 use crate::domain::Seat;
 use crate::rules::catalogue;
 use crate::store::{NewGame, Player};
@@ -12,6 +13,18 @@ use super::decide;
 use super::error::{GameError, GameResult};
 use super::events::{GameEvent, PlayerNotice};
 use super::{now, Games, NewGameCommand, ATTEMPTS};
+
+/// What a new game is, besides who sits where.
+pub(super) struct Table {
+    pub game: &'static str,
+    pub variant: &'static str,
+    pub public: bool,
+    pub control: TimeControl,
+    pub rated: bool,
+    pub rating_min: Option<i64>,
+    pub rating_max: Option<i64>,
+    pub rematch_of: Option<i64>,
+}
 
 impl Games {
     pub async fn create(&self, player: &Player, command: NewGameCommand) -> GameResult<GameState> {
@@ -45,41 +58,77 @@ impl Games {
                 }
             })
             .collect();
-        let public = command.public.unwrap_or(true);
         let control = command
             .time_control
             .unwrap_or_default()
             .validate()
             .map_err(GameError::BadTimeControl)?;
-        let created = GameEvent::Created {
+        if let (Some(min), Some(max)) = (command.rating_min, command.rating_max) {
+            if min > max {
+                return Err(GameError::BadRatingRange { min, max });
+            }
+        }
+        let table = Table {
             game: info.slug,
             variant: variant.slug,
-            public,
-            by: player.name.clone(),
-            seat: my_seat,
-            invited: invitees.iter().map(|p| p.name.clone()).collect(),
-            time_control: control,
+            public: command.public.unwrap_or(true),
+            control,
+            rated: command.rated.unwrap_or(true),
+            rating_min: command.rating_min,
+            rating_max: command.rating_max,
+            rematch_of: None,
         };
         let invited = PlayerNotice::Invited {
             by: player.name.clone(),
         };
         let id = self
+            .open_table(player, my_seat, seat_list, &invitees, table, invited)
+            .await?;
+        self.state(Some(player), id, None).await
+    }
+
+    /// Creates a game of `table` with `player` at `seat` and `seats` as
+    /// given, telling each of `invitees` with `notice`; its id. A rematch
+    /// whose game already has one is refused ([`StoreError::Conflict`]).
+    pub(super) async fn open_table(
+        &self,
+        player: &Player,
+        seat: Seat,
+        seats: Vec<(Option<i64>, Option<i64>)>,
+        invitees: &[Player],
+        table: Table,
+        notice: PlayerNotice,
+    ) -> GameResult<i64> {
+        let created = GameEvent::Created {
+            game: table.game,
+            variant: table.variant,
+            public: table.public,
+            by: player.name.clone(),
+            seat,
+            invited: invitees.iter().map(|p| p.name.clone()).collect(),
+            time_control: table.control,
+        };
+        let id = self
             .store
             .create_game(NewGame {
-                game: info.slug.to_owned(),
-                variant: variant.slug.to_owned(),
-                public,
+                game: table.game.to_owned(),
+                variant: table.variant.to_owned(),
+                public: table.public,
                 created_by: player.id,
-                time_control: control.to_stored(),
-                seats: seat_list,
+                time_control: table.control.to_stored(),
+                seats,
                 now: now(),
                 events: vec![created.to_stored()],
-                player_events: invitees.iter().map(|p| invited.to(p.id)).collect(),
+                player_events: invitees.iter().map(|p| notice.to(p.id)).collect(),
+                rated: table.rated,
+                rating_min: table.rating_min,
+                rating_max: table.rating_max,
+                rematch_of: table.rematch_of,
             })
             .await?;
         self.metrics.count_game_created();
         self.publisher.players_notified(invitees.iter().map(|p| p.id).collect());
-        self.state(Some(player), id, None).await
+        Ok(id)
     }
 
     /// The players named to the other seats, in order: each registered,
@@ -111,6 +160,14 @@ impl Games {
             // Open seats of private games can be taken by whoever knows the id.
             let record = self.load(id).await?;
             let chosen = decide::choose_seat(&record, player.id, seat)?;
+            if record.row.rating_min.is_some() || record.row.rating_max.is_some() {
+                let rating = self
+                    .ratings
+                    .rating_of(&record.row.game, &record.row.variant, player.id)
+                    .await
+                    .map_err(GameError::internal)?;
+                decide::check_rating_range(&record, player.id, rating)?;
+            }
             let game = self.position(&mut hot, &record).await?;
             let pauses = self.seat_pauses(&record, Some((chosen, player.id))).await?;
             let mut progress = Progress::of(&record, now());
@@ -123,10 +180,11 @@ impl Games {
                 self.schedule_of(&record),
                 &pauses,
             );
-            let position = game.clone();
-            if let Some(seated) = self.commit(&mut hot, &record, progress, game).await? {
+            if self.commit(&mut hot, &record, progress, game).await?.is_some() {
+                // Read back, seats' ratings included, and cached so.
+                hot.forget();
                 drop(hot);
-                return self.render(&seated, &position, Some(player), None).await;
+                return self.state(Some(player), id, None).await;
             }
         }
         Err(GameError::Busy)

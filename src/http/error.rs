@@ -1,6 +1,7 @@
 //! The API's one error type, [`Error`]: every refusal the HTTP API gives,
 //! its status and stable machine-readable code, and how it becomes a
-//! response. The services' errors ([`GameError`], [`PlayerError`]) become
+//! response. The services' errors ([`GameError`], [`PlayerError`],
+//! [`RatingError`]) become
 //! [`Error`]s here and nowhere else, and axum's
 //! extractors' rejections come out in the same JSON shape:
 //! `{"error":{"code":"…","message":"…"}}`.
@@ -16,6 +17,7 @@ use crate::games::GameError;
 use crate::health::Unhealthy;
 use crate::players::settings::SettingsError;
 use crate::players::{BadInput, PlayerError, VacationRefused};
+use crate::ratings::RatingError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -162,6 +164,8 @@ impl From<GameError> for Error {
             | G::NoOffer(_)
             | G::NoMove
             | G::Busy
+            | G::OutsideRatingRange { .. }
+            | G::NotFinished { .. }
             | G::Move(crate::rules::MoveError::GameOver) => Error::Conflict { code, message, game },
             G::MoveTooLong
             | G::Move(_)
@@ -177,7 +181,8 @@ impl From<GameError> for Error {
             | G::UnknownPlayer(_)
             | G::InvitedYourself
             | G::InvitedTwice(_)
-            | G::BadTimeControl(_) => Error::Unprocessable { code, message },
+            | G::BadTimeControl(_)
+            | G::BadRatingRange { .. } => Error::Unprocessable { code, message },
             G::Store(_) | G::Internal(_) => Error::Internal(message),
         }
     }
@@ -214,6 +219,18 @@ impl From<PlayerError> for Error {
             PlayerError::Vanished | PlayerError::Hashing(_) | PlayerError::Deadlines(_) | PlayerError::Store(_) => {
                 Error::internal(message)
             }
+        }
+    }
+}
+
+/// The one place a refusal of the ratings service gets its HTTP status.
+impl From<RatingError> for Error {
+    fn from(error: RatingError) -> Error {
+        let message = error.to_string();
+        match error {
+            RatingError::UnknownGame(_) => Error::unprocessable("unknown_game", message),
+            RatingError::NoPlayerNamed(_) => Error::NotFound(message),
+            RatingError::Store(_) => Error::internal(message),
         }
     }
 }

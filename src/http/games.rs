@@ -27,6 +27,7 @@ pub fn router() -> Router<AppState> {
         .route("/games/{id}/draw/{answer}", post(draw))
         .route("/games/{id}/takeback/{answer}", post(takeback))
         .route("/games/{id}/abort", post(abort))
+        .route("/games/{id}/rematch", post(rematch))
         .route("/games/{id}/board.svg", get(board_svg))
         .route("/games/{id}/board.txt", get(board_txt))
         .route("/games/{id}/record", get(game_record))
@@ -49,6 +50,12 @@ pub struct NewGameRequest {
     pub public: Option<bool>,
     /// `{"kind":"none"}` (default), `correspondence` or `live`.
     pub time_control: Option<TimeControl>,
+    /// Whether the game's end changes ratings (default `true`).
+    pub rated: Option<bool>,
+    /// Only players rated at least this in the variant may take an open seat.
+    pub rating_min: Option<i64>,
+    /// Only players rated at most this in the variant may take an open seat.
+    pub rating_max: Option<i64>,
 }
 
 impl From<NewGameRequest> for NewGameCommand {
@@ -60,6 +67,9 @@ impl From<NewGameRequest> for NewGameCommand {
             opponents: request.opponents,
             public: request.public,
             time_control: request.time_control,
+            rated: request.rated,
+            rating_min: request.rating_min,
+            rating_max: request.rating_max,
         }
     }
 }
@@ -325,6 +335,16 @@ async fn takeback(
     responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
 async fn abort(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<GameState>> {
     Ok(Json(state.games.abort(&player, id).await?))
+}
+
+/// Asks for a rematch of a finished game: a new game of the same kind,
+/// seats rotated, the other players invited. When the rematch exists
+/// already, answers its invitation instead (takes the invited seat).
+#[utoipa::path(post, path = "/api/v1/games/{id}/rematch", tag = "games", params(("id" = i64, Path)),
+    responses((status = 200, body = GameState, description = "the rematch"), (status = 401), (status = 403),
+        (status = 404), (status = 409, description = "the game is not finished")))]
+async fn rematch(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<GameState>> {
+    Ok(Json(state.games.rematch(&player, id).await?))
 }
 
 async fn board(

@@ -8,7 +8,7 @@ use axum::Router;
 use utoipa::OpenApi;
 
 use super::error::Result;
-use super::{correspondence, games, players, realtime, rules, AppState, Json};
+use super::{correspondence, games, players, ratings, realtime, rules, AppState, Json};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -18,7 +18,8 @@ use super::{correspondence, games, players, realtime, rules, AppState, Json};
         rules::list, rules::analyze,
         games::create, games::list, games::show, games::join, games::decline, games::play, games::history,
         games::resign, games::draw, games::takeback, games::abort, games::board_svg, games::board_txt,
-        games::game_record, games::events,
+        games::game_record, games::events, games::rematch,
+        ratings::leaderboard, ratings::history,
         correspondence::vacation, correspondence::end_vacation, correspondence::deliveries,
         realtime::chat, realtime::events,
         healthz, metrics, openapi,

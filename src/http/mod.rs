@@ -10,6 +10,7 @@ pub mod error;
 mod games;
 mod meta;
 mod players;
+mod ratings;
 mod realtime;
 mod rules;
 mod web;
@@ -35,6 +36,7 @@ use crate::games::Games;
 use crate::health::Health;
 use crate::metrics::Metrics;
 use crate::players::Players;
+use crate::ratings::Ratings;
 
 /// What handlers reach: the services, never the store.
 #[derive(Clone)]
@@ -43,6 +45,7 @@ pub struct AppState {
     /// Live subscriptions: sockets and event streams follow games here.
     pub hub: Arc<crate::realtime::Hub>,
     pub players: Arc<Players>,
+    pub ratings: Arc<Ratings>,
     pub health: Arc<Health>,
     pub metrics: Arc<Metrics>,
     /// WebSocket and event-stream limits.
@@ -54,6 +57,7 @@ pub fn app(state: AppState, config: &Config) -> Router {
     let timeout = Duration::from_secs(config.request_timeout.max(1));
     let api = Router::new()
         .merge(players::router())
+        .merge(ratings::router())
         .merge(correspondence::router())
         .merge(rules::router())
         .merge(games::router())

@@ -1,5 +1,6 @@
 //! Accounts and sessions: `/players`, `/sessions`, `/players/me` (with the
-//! notification settings), a player's profile and their own event list.
+//! notification settings), a player's profile (with the ratings service's
+//! ratings and statistics) and their own event list.
 //! Each handler parses the request, calls one function of the players
 //! service and renders its answer.
 
@@ -11,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::error::Result;
+use super::ratings::ProfileJson;
 use super::{AppState, Auth, Json, Path, Query, SignedIn};
 use crate::players::{AccountChange, EventRow, Me, NewAccount, Player, SettingsChange};
 use crate::views::timestamp as state_timestamp;
@@ -45,7 +47,7 @@ pub struct PlayerJson {
 }
 
 impl PlayerJson {
-    fn of(player: &Player, with_email: bool) -> PlayerJson {
+    pub(super) fn of(player: &Player, with_email: bool) -> PlayerJson {
         PlayerJson {
             name: player.name.clone(),
             email: if with_email { player.email.clone() } else { None },
@@ -209,11 +211,12 @@ async fn update_me(
     Ok(Json(state.players.update(&session, change).await?.into()))
 }
 
-/// A player's public profile.
+/// A player's public profile: their ratings (one per game and variant
+/// played rated) and statistics.
 #[utoipa::path(get, path = "/api/v1/players/{name}", tag = "players", params(("name" = String, Path)),
-    responses((status = 200, body = PlayerJson), (status = 404)))]
-async fn profile(State(state): State<AppState>, Path(name): Path<String>) -> Result<Json<PlayerJson>> {
-    Ok(Json(PlayerJson::of(&state.players.profile(&name).await?, false)))
+    responses((status = 200, body = ProfileJson), (status = 404)))]
+async fn profile(State(state): State<AppState>, Path(name): Path<String>) -> Result<Json<ProfileJson>> {
+    Ok(Json(state.ratings.profile(&name).await?.into()))
 }
 
 #[derive(Deserialize, IntoParams)]

@@ -39,13 +39,16 @@ static ASSETS: &[Asset] = &[
     asset("/assets/api.js", JS, include_bytes!("../../web/api.js")),
     asset("/assets/board.js", JS, include_bytes!("../../web/board.js")),
     asset("/assets/moves.js", JS, include_bytes!("../../web/moves.js")),
+    asset("/assets/ratings.js", JS, include_bytes!("../../web/ratings.js")),
     asset("/assets/style.css", CSS, include_bytes!("../../web/style.css")),
     asset("/favicon.svg", SVG, include_bytes!("../../web/favicon.svg")),
 ];
 
 /// The first path segments the client routes itself; a GET of any of them
 /// answers `index.html`.
-const CLIENT_ROUTES: &[&str] = &["signin", "signup", "lobby", "my", "game", "rules", "settings"];
+const CLIENT_ROUTES: &[&str] = &[
+    "signin", "signup", "lobby", "my", "game", "rules", "settings", "ratings", "player",
+];
 
 /// Strong ETags, computed once per process from the embedded bytes.
 fn etags() -> &'static [HeaderValue] {

@@ -155,6 +155,7 @@ pub async fn compose(games: &Games, player: &Player, event: &EventRow, base_url:
                 .and_then(Value::as_str)
                 .unwrap_or("over");
             text.push_str(&format!("{title} is over ({reason}).\n\n"));
+            text.push_str(&rating_lines(data));
             text.push_str(&board::render(&snapshot, None, false).map_err(|e| e.to_string())?);
             text.push('\n');
             format!("Game over: {title}")
@@ -166,6 +167,32 @@ pub async fn compose(games: &Games, player: &Player, event: &EventRow, base_url:
     };
     text.push_str(&format!("\n{link}\n"));
     Ok(Mail { subject, text })
+}
+
+/// Each player's rating before and after a rated game, one line each
+/// (`alice: 1500? -> 1662?`, `?` while provisional), and a blank line; nothing
+/// for an unrated game.
+fn rating_lines(data: &Value) -> String {
+    let Some(ratings) = data.get("ratings").and_then(Value::as_array) else {
+        return String::new();
+    };
+    let mut text = String::from("Ratings:\n");
+    for r in ratings {
+        let number = |key: &str| r.get(key).and_then(Value::as_f64).unwrap_or(0.0);
+        let mark = if r.get("provisional").and_then(Value::as_bool).unwrap_or(false) {
+            "?"
+        } else {
+            ""
+        };
+        let (before, after) = (number("before"), number("after"));
+        text.push_str(&format!(
+            "  {}: {before:.0} -> {after:.0}{mark} ({:+.0})\n",
+            r.get("player").and_then(Value::as_str).unwrap_or("?"),
+            after - before
+        ));
+    }
+    text.push('\n');
+    text
 }
 
 /// Several mails as one: the daily digest.

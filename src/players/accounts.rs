@@ -134,15 +134,6 @@ impl Players {
         Ok(self.store.player_by_name(&name_key(name)).await?)
     }
 
-    /// A public profile.
-    pub async fn profile(&self, name: &str) -> Result<Player> {
-        let player = if name.len() <= MAX_LOOKUP_LEN {
-            self.find(name).await?
-        } else {
-            None
-        };
-        player.ok_or_else(|| PlayerError::NoPlayerNamed(name.chars().take(MAX_LOOKUP_LEN).collect()))
-    }
 
     /// Changes the email, the password (ending every other session) and the
     /// notification settings, all checked before anything is written and

@@ -12,6 +12,10 @@ pub enum StoreError {
     /// The game changed since it was read: reload and decide again.
     #[error("the game changed meanwhile")]
     Conflict,
+    /// A rating the game's end was computed from changed meanwhile (another
+    /// game of one of its players ended first): compute it again.
+    #[error("a player's rating changed meanwhile")]
+    RatingsMoved,
     /// A unique constraint refused the write.
     #[error("unique constraint violated")]
     Unique,

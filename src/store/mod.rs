@@ -1,5 +1,6 @@
 //! Storage: the store's traits, one per aggregate ([`PlayerStore`],
-//! [`GameStore`], [`ClockStore`], [`NotifyStore`], together [`Store`]), over
+//! [`GameStore`], [`ClockStore`], [`NotifyStore`], [`RatingStore`],
+//! together [`Store`]), over
 //! two backends (SQLite, PostgreSQL) chosen once at start-up from the
 //! database URL.
 //!
@@ -29,6 +30,7 @@ mod model;
 pub mod notify;
 mod players;
 mod postgres;
+mod ratings;
 mod rows;
 mod shared;
 mod sql;
@@ -44,17 +46,19 @@ pub use games::GameStore;
 pub use group_commit::CommitStats;
 pub use model::{
     Credentials, DeadlineChange, DeliveryRow, Event, EventRow, GameFilter, GameRecord, GameRow, GameUpdate, MoveRow,
-    NewDelivery, NewGame, NewMove, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox, Player,
-    PlayerChange, PlayerEvent, Reminder, SeatRow, SettingsUpdate, Settlement, Waiting,
+    NewDelivery, NewGame, NewMove, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox, PlayedGame,
+    Player, PlayerChange, PlayerEvent, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow, RatingValues,
+    Reminder, SeatRow, SettingsUpdate, Settlement, Waiting,
 };
 pub use notify::NotifyStore;
 pub use players::PlayerStore;
 pub use postgres::PgStore;
+pub use ratings::RatingStore;
 pub use sqlite::SqliteStore;
 
 /// Everything the service stores, on one backend.
 #[async_trait]
-pub trait Store: PlayerStore + GameStore + ClockStore + NotifyStore + Send + Sync + 'static {
+pub trait Store: PlayerStore + GameStore + ClockStore + NotifyStore + RatingStore + Send + Sync + 'static {
     /// Which backend, for logs and metrics.
     fn backend(&self) -> &'static str;
     async fn ping(&self) -> StoreResult<()>;

@@ -14,13 +14,18 @@ pub struct SeatRecord {
     pub player_name: Option<String>,
     pub invitee_id: Option<i64>,
     pub invitee_name: Option<String>,
+    /// The sitting player's rating in the game's variant, if rated there.
+    pub rating: Option<f64>,
+    pub rd: Option<f64>,
 }
 
 /// The columns of a [`SeatRecord`] for the game `$1`, in seat order.
 pub const SEATS_OF_GAME: &str = "SELECT s.seat, s.player_id, p.name AS player_name, s.invitee_id, \
-     i.name AS invitee_name FROM seats s \
+     i.name AS invitee_name, r.rating, r.rd FROM seats s \
+     JOIN games g ON g.id = s.game_id \
      LEFT JOIN players p ON p.id = s.player_id \
      LEFT JOIN players i ON i.id = s.invitee_id \
+     LEFT JOIN ratings r ON r.player_id = s.player_id AND r.game = g.game AND r.variant = g.variant \
      WHERE s.game_id = $1 ORDER BY s.seat";
 
 impl TryFrom<SeatRecord> for SeatRow {
@@ -31,6 +36,7 @@ impl TryFrom<SeatRecord> for SeatRow {
             seat: row.seat,
             player: named(row.player_id, row.player_name)?,
             invitee: named(row.invitee_id, row.invitee_name)?,
+            rating: row.rating.zip(row.rd),
         })
     }
 }
@@ -61,6 +67,8 @@ mod tests {
             player_name: player.1.map(str::to_owned),
             invitee_id: None,
             invitee_name: None,
+            rating: None,
+            rd: None,
         }
     }
 
@@ -77,7 +85,8 @@ mod tests {
     const GAME: &str = "SELECT 1 AS id, 'gravity' AS game, 'standard' AS variant, ?1 AS status, \
          1 AS public, 0 AS ply, ?2 AS to_move, NULL AS outcome, 0 AS draw_offer, 0 AS takeback_offer, \
          1 AS event_seq, 1 AS created_by, 0 AS created_at, 0 AS updated_at, NULL AS time_control, \
-         NULL AS clock, NULL AS deadline, NULL AS reminder_at";
+         NULL AS clock, NULL AS deadline, NULL AS reminder_at, 1 AS rated, NULL AS rating_min, \
+         NULL AS rating_max, NULL AS rematch_of, NULL AS rematch";
 
     /// Rows decode into the domain's words; a stored status or seat that
     /// names none is an error of the store, not a panic.

@@ -2,13 +2,15 @@
 //! and the SQLite writer (rusqlite). Parameters are numbered `$n` in the
 //! order they appear, which both databases and both drivers bind by
 //! position. [`insert_player_events`] runs two of them for the sqlx side
-//! (PostgreSQL's writer, and the reminders sent outside the writers).
+//! (PostgreSQL's writer, and the reminders sent outside the writers), and
+//! [`write_ratings`] the rating changes of a game's end (PostgreSQL's
+//! writer; SQLite's runs the same statements through rusqlite).
 
 use serde_json::Value;
 use sqlx::{Database, Executor, IntoArguments, Transaction};
 
-use super::backend::{Decoded, Param};
-use super::PlayerEvent;
+use super::backend::{Affected, Decoded, Param};
+use super::{PlayerEvent, RatingChange, StoreError, StoreResult};
 
 /// Guarded update of a game's row: matches nothing when the game is no
 /// longer at the expected event number (`$13`).
@@ -25,8 +27,8 @@ pub const INSERT_MOVE: &str = "INSERT INTO moves (game_id, ply, seat, player_id,
      created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 
 pub const INSERT_GAME: &str = "INSERT INTO games (game, variant, status, public, ply, to_move, event_seq, \
-     created_by, created_at, updated_at, time_control) VALUES ($1, $2, $3, $4, 0, $5, $6, $7, $8, $8, $9) \
-     RETURNING id";
+     created_by, created_at, updated_at, time_control, rated, rating_min, rating_max, rematch_of) \
+     VALUES ($1, $2, $3, $4, 0, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13) RETURNING id";
 
 pub const INSERT_SEAT: &str = "INSERT INTO seats (game_id, seat, player_id, invitee_id) VALUES ($1, $2, $3, $4)";
 
@@ -80,5 +82,116 @@ where
             .execute(&mut **tx)
             .await?;
     }
+    Ok(())
+}
+
+/// A player's first rated game in a variant creates their row; matches
+/// nothing when another game created it first.
+pub const INSERT_RATING: &str = "INSERT INTO ratings (player_id, game, variant, rating, rd, volatility, games, \
+     wins, losses, draws, last_played, last_order) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
+     ON CONFLICT (player_id, game, variant) DO NOTHING";
+
+/// Guarded move of a rating from `$13` games to `$4`: matches nothing when
+/// another game's end moved it first.
+pub const UPDATE_RATING: &str = "UPDATE ratings SET rating = $1, rd = $2, volatility = $3, games = $4, \
+     wins = wins + $5, losses = losses + $6, draws = draws + $7, last_played = $8, last_order = $9 \
+     WHERE player_id = $10 AND game = $11 AND variant = $12 AND games = $13";
+
+pub const INSERT_RATING_CHANGE: &str = "INSERT INTO rating_changes (game_id, player_id, game, variant, number, \
+     ordinal, result, rating_before, rd_before, volatility_before, rating_after, rd_after, volatility_after, \
+     played_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
+
+/// Records that game `$1` is the rematch of game `$2`; matches nothing when
+/// `$2` already has one.
+pub const SET_REMATCH: &str = "UPDATE games SET rematch = $1 WHERE id = $2 AND rematch IS NULL";
+
+/// Writes a game end's rating changes inside `tx` (the sqlx side: the
+/// PostgreSQL writer), in player order so two transactions lock rows alike.
+/// [`StoreError::RatingsMoved`] when a rating is no longer where its change
+/// was computed from; the caller rolls back.
+pub async fn write_ratings<DB>(tx: &mut Transaction<'_, DB>, changes: &[RatingChange]) -> StoreResult<()>
+where
+    DB: Database<QueryResult: Affected>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'q> i64: Param<'q, DB>,
+    for<'q> f64: Param<'q, DB>,
+    for<'q> &'q str: Param<'q, DB>,
+{
+    let mut changes: Vec<&RatingChange> = changes.iter().collect();
+    changes.sort_by_key(|c| c.player_id);
+    for c in changes {
+        let (wins, losses, draws) = c.result.counts();
+        let moved = if c.number == 1 {
+            sqlx::query(INSERT_RATING)
+                .bind(c.player_id)
+                .bind(c.game.as_str())
+                .bind(c.variant.as_str())
+                .bind(c.after.rating)
+                .bind(c.after.rd)
+                .bind(c.after.volatility)
+                .bind(1_i64)
+                .bind(wins)
+                .bind(losses)
+                .bind(draws)
+                .bind(c.played_at)
+                .bind(c.ordinal)
+                .execute(&mut **tx)
+                .await
+        } else {
+            sqlx::query(UPDATE_RATING)
+                .bind(c.after.rating)
+                .bind(c.after.rd)
+                .bind(c.after.volatility)
+                .bind(c.number)
+                .bind(wins)
+                .bind(losses)
+                .bind(draws)
+                .bind(c.played_at)
+                .bind(c.ordinal)
+                .bind(c.player_id)
+                .bind(c.game.as_str())
+                .bind(c.variant.as_str())
+                .bind(c.number - 1)
+                .execute(&mut **tx)
+                .await
+        }
+        .map_err(StoreError::from_write)?;
+        if moved.rows_affected() != 1 {
+            return Err(StoreError::RatingsMoved);
+        }
+        insert_rating_change(tx, c).await?;
+    }
+    Ok(())
+}
+
+/// Keeps what a game did to a player's rating, inside `tx`.
+pub async fn insert_rating_change<DB>(tx: &mut Transaction<'_, DB>, c: &RatingChange) -> StoreResult<()>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'q> i64: Param<'q, DB>,
+    for<'q> f64: Param<'q, DB>,
+    for<'q> &'q str: Param<'q, DB>,
+{
+    sqlx::query(INSERT_RATING_CHANGE)
+        .bind(c.game_id)
+        .bind(c.player_id)
+        .bind(c.game.as_str())
+        .bind(c.variant.as_str())
+        .bind(c.number)
+        .bind(c.ordinal)
+        .bind(c.result.as_str())
+        .bind(c.before.rating)
+        .bind(c.before.rd)
+        .bind(c.before.volatility)
+        .bind(c.after.rating)
+        .bind(c.after.rd)
+        .bind(c.after.volatility)
+        .bind(c.played_at)
+        .execute(&mut **tx)
+        .await
+        .map_err(StoreError::from_write)?;
     Ok(())
 }

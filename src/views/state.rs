@@ -26,6 +26,12 @@ pub struct SeatState {
     /// The player the seat is reserved for, until they join or decline.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invited: Option<String>,
+    /// The sitting player's rating in this variant, once rated there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating: Option<f64>,
+    /// Whether that rating is provisional (shown with a `?`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provisional: Option<bool>,
 }
 
 /// Pending offers: the seats that said yes.
@@ -85,6 +91,8 @@ fn seats(record: &GameRecord) -> Vec<SeatState> {
                 (None, Some((_, name))) => Some(name.clone()),
                 _ => None,
             },
+            rating: s.rating.map(|(rating, _)| rating.round()),
+            provisional: s.rating.map(|(_, rd)| crate::ratings::is_provisional(rd)),
         })
         .collect()
 }
@@ -104,6 +112,15 @@ pub struct GameSummary {
     /// `{"winners": [seats], "reason": "…"}` once finished.
     #[schema(value_type = Option<Object>)]
     pub outcome: Option<Value>,
+    /// Whether the game's end changes its players' ratings.
+    pub rated: bool,
+    /// Who may take an open seat, by rating.
+    pub rating_min: Option<i64>,
+    pub rating_max: Option<i64>,
+    /// The game this one is a rematch of.
+    pub rematch_of: Option<i64>,
+    /// The rematch offered after this game.
+    pub rematch: Option<i64>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -121,6 +138,11 @@ impl GameSummary {
             to_move: row.to_move,
             seats: seats(record),
             outcome: row.outcome.clone(),
+            rated: row.rated,
+            rating_min: row.rating_min,
+            rating_max: row.rating_max,
+            rematch_of: row.rematch_of,
+            rematch: row.rematch,
             created_at: timestamp(row.created_at),
             updated_at: timestamp(row.updated_at),
         }

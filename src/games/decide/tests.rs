@@ -49,17 +49,24 @@ fn gravity(moves: &[&str]) -> (GameRecord, AnyGame) {
             clock: None,
             deadline: None,
             reminder_at: None,
+            rated: true,
+            rating_min: None,
+            rating_max: None,
+            rematch_of: None,
+            rematch: None,
         },
         seats: vec![
             SeatRow {
                 seat: seat(0),
                 player: Some((ALICE, "alice".into())),
                 invitee: None,
+                rating: None,
             },
             SeatRow {
                 seat: seat(1),
                 player: Some((BOB, "bob".into())),
                 invitee: None,
+                rating: None,
             },
         ],
     };

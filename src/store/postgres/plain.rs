@@ -11,7 +11,8 @@ use crate::store::group_commit::Change;
 use crate::store::{Event, GameUpdate, NewMove, StoreError, StoreResult};
 
 /// Splits a batch, by index, into the updates that can be written with one
-/// statement per table (no seat taken, no move taken back, the first update
+/// statement per table (no seat taken, no move taken back, no rating
+/// changed, the first update
 /// of its game in the batch, so its guard sees the game as it was before
 /// the batch) and the rest (creations among them), written one by one
 /// after them, in order.
@@ -22,7 +23,7 @@ pub fn split_plain(batch: &[Change]) -> (Vec<usize>, Vec<usize>) {
         let is_plain = match change {
             Change::Update(update) => {
                 let first = seen.insert(update.id);
-                first && update.sit.is_empty() && update.delete_move.is_none()
+                first && update.sit.is_empty() && update.delete_move.is_none() && update.ratings.is_empty()
             }
             Change::Create(_) | Change::Notify(..) => false,
         };

@@ -82,6 +82,7 @@ async fn apply_update(tx: &mut Transaction<'_, Postgres>, update: &GameUpdate) -
         .await
         .map_err(StoreError::from_write)?;
     sql::insert_player_events(tx, update.id, &update.player_events, update.now).await?;
+    sql::write_ratings(tx, &update.ratings).await?;
     Ok(true)
 }
 
@@ -101,8 +102,13 @@ async fn commit_batch(
         Err(error) => {
             tracing::warn!(%error, updates = batch.len(), "group commit failed; committing one by one");
             // The connection may be what failed: the next batch
-            // opens another.
-            *writer = None;
+            // opens another (not after a change's own refusal).
+            if !matches!(
+                error,
+                StoreError::Conflict | StoreError::RatingsMoved | StoreError::Unique
+            ) {
+                *writer = None;
+            }
         }
     }
     let mut results = Vec::with_capacity(batch.len());
@@ -134,6 +140,23 @@ async fn commit_together(
         }
     };
     let mut tx = connection.begin().await?;
+    match write_batch(&mut tx, batch).await {
+        Ok(results) => {
+            tx.commit().await?;
+            Ok(results)
+        }
+        Err(error) => {
+            // Rolled back now, not when the connection is next used: the
+            // changes are about to be committed one by one on other
+            // connections, and would wait forever for this one's locks.
+            tx.rollback().await?;
+            Err(error)
+        }
+    }
+}
+
+/// Every change of `batch` inside `tx`, plain updates first.
+async fn write_batch(tx: &mut Transaction<'_, Postgres>, batch: &[Change]) -> StoreResult<Vec<StoreResult<Done>>> {
     let (plain, rest) = plain::split_plain(batch);
     let mut results: Vec<StoreResult<Done>> = batch.iter().map(|_| Err(StoreError::Conflict)).collect();
     let plain_updates: Vec<&GameUpdate> = plain
@@ -143,18 +166,17 @@ async fn commit_together(
             Change::Create(_) | Change::Notify(..) => None,
         })
         .collect();
-    let applied = plain::write(&mut tx, &plain_updates).await?;
+    let applied = plain::write(tx, &plain_updates).await?;
     for (&i, update) in plain.iter().zip(&plain_updates) {
         if applied.contains(&update.id) {
             results[i] = Ok(Done::Updated);
         }
     }
     for i in rest {
-        if let Some(done) = apply_change(&mut tx, &batch[i]).await? {
+        if let Some(done) = apply_change(tx, &batch[i]).await? {
             results[i] = Ok(done);
         }
     }
-    tx.commit().await?;
     Ok(results)
 }
 
@@ -238,6 +260,10 @@ async fn apply_create(tx: &mut Transaction<'_, Postgres>, game: &NewGame) -> Sto
         .bind(game.created_by)
         .bind(game.now)
         .bind(&game.time_control)
+        .bind(game.rated)
+        .bind(game.rating_min)
+        .bind(game.rating_max)
+        .bind(game.rematch_of)
         .fetch_one(&mut **tx)
         .await
         .map_err(StoreError::from_write)?;
@@ -250,6 +276,17 @@ async fn apply_create(tx: &mut Transaction<'_, Postgres>, game: &NewGame) -> Sto
             .execute(&mut **tx)
             .await
             .map_err(StoreError::from_write)?;
+    }
+    if let Some(original) = game.rematch_of {
+        let marked = sqlx::query(sql::SET_REMATCH)
+            .bind(id)
+            .bind(original)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected();
+        if marked != 1 {
+            return Err(StoreError::Conflict);
+        }
     }
     insert_game_events(tx, id, 1, &game.events, game.now).await?;
     sql::insert_player_events(tx, id, &game.player_events, game.now).await?;

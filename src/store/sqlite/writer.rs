@@ -16,7 +16,7 @@ use rusqlite::{params, Connection, ErrorCode, OpenFlags, Transaction, Transactio
 use serde_json::Value;
 
 use crate::store::group_commit::{Change, Done};
-use crate::store::{sql, Event, GameUpdate, NewGame, Outbox, PlayerEvent, StoreError, StoreResult};
+use crate::store::{sql, Event, GameUpdate, NewGame, Outbox, PlayerEvent, RatingChange, StoreError, StoreResult};
 
 /// How long a write waits for another process's write lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -207,6 +207,10 @@ fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
                     game.created_by,
                     game.now,
                     game.time_control.as_ref().map(json),
+                    game.rated,
+                    game.rating_min,
+                    game.rating_max,
+                    game.rematch_of,
                 ],
                 |row| row.get(0),
             )
@@ -217,6 +221,15 @@ fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
         insert_seat
             .execute(params![id, seat as i64, player, invitee])
             .map_err(store_error)?;
+    }
+    if let Some(original) = game.rematch_of {
+        let marked = tx
+            .prepare_cached(sql::SET_REMATCH)
+            .and_then(|mut statement| statement.execute(params![id, original]))
+            .map_err(store_error)?;
+        if marked != 1 {
+            return Err(ChangeError::Own(StoreError::Conflict));
+        }
     }
     insert_game_events(tx, id, 1, &game.events, game.now)?;
     insert_player_events(tx, id, &game.player_events, game.now)?;
@@ -282,7 +295,79 @@ fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
     }
     insert_game_events(tx, update.id, update.expected_seq + 1, &update.events, update.now)?;
     insert_player_events(tx, update.id, &update.player_events, update.now)?;
+    write_ratings(tx, &update.ratings)?;
     Ok(true)
+}
+
+/// Writes a game end's rating changes (the statements of
+/// [`sql::write_ratings`]); the change fails alone, with
+/// [`StoreError::RatingsMoved`], when a rating is no longer where it was
+/// computed from.
+fn write_ratings(tx: &Transaction, changes: &[RatingChange]) -> ChangeResult<()> {
+    for c in changes {
+        let (wins, losses, draws) = c.result.counts();
+        let moved = if c.number == 1 {
+            tx.prepare_cached(sql::INSERT_RATING).and_then(|mut statement| {
+                statement.execute(params![
+                    c.player_id,
+                    c.game,
+                    c.variant,
+                    c.after.rating,
+                    c.after.rd,
+                    c.after.volatility,
+                    1_i64,
+                    wins,
+                    losses,
+                    draws,
+                    c.played_at,
+                    c.ordinal
+                ])
+            })
+        } else {
+            tx.prepare_cached(sql::UPDATE_RATING).and_then(|mut statement| {
+                statement.execute(params![
+                    c.after.rating,
+                    c.after.rd,
+                    c.after.volatility,
+                    c.number,
+                    wins,
+                    losses,
+                    draws,
+                    c.played_at,
+                    c.ordinal,
+                    c.player_id,
+                    c.game,
+                    c.variant,
+                    c.number - 1
+                ])
+            })
+        }
+        .map_err(store_error)?;
+        if moved != 1 {
+            return Err(ChangeError::Own(StoreError::RatingsMoved));
+        }
+        tx.prepare_cached(sql::INSERT_RATING_CHANGE)
+            .and_then(|mut statement| {
+                statement.execute(params![
+                    c.game_id,
+                    c.player_id,
+                    c.game,
+                    c.variant,
+                    c.number,
+                    c.ordinal,
+                    c.result.as_str(),
+                    c.before.rating,
+                    c.before.rd,
+                    c.before.volatility,
+                    c.after.rating,
+                    c.after.rd,
+                    c.after.volatility,
+                    c.played_at
+                ])
+            })
+            .map_err(store_error)?;
+    }
+    Ok(())
 }
 
 fn insert_game_events(tx: &Transaction, game_id: i64, first_seq: i64, events: &[Event], now: i64) -> ChangeResult<()> {

@@ -1,0 +1,179 @@
+//! [`RatingStore`] for every [`Backend`]: the reads of ratings, histories
+//! and statistics, and the rebuild's wholesale replacement. A game's end
+//! writes its rating changes through the group-commit writers instead
+//! (`sql.rs`), in the transaction of the end.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use sqlx::{Database, Executor, IntoArguments};
+
+use crate::store::backend::{Backend, Decoded, Param};
+use crate::store::{
+    sql, PlayedGame, RatedGame, RatingChange, RatingPoint, RatingRow, RatingStore, StoreError, StoreResult,
+};
+
+const RATING: &str = "SELECT r.player_id, p.name, r.game, r.variant, r.rating, r.rd, r.volatility, r.games, \
+     r.wins, r.losses, r.draws, r.last_played, r.last_order FROM ratings r JOIN players p ON p.id = r.player_id";
+
+#[async_trait]
+impl<B> RatingStore for B
+where
+    B: Backend,
+    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
+    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
+    for<'q> i64: Param<'q, B::DB>,
+    for<'q> f64: Param<'q, B::DB>,
+    for<'q> &'q str: Param<'q, B::DB>,
+    RatingRow: Decoded<B::DB>,
+    RatingPoint: Decoded<B::DB>,
+    PlayedGame: Decoded<B::DB>,
+    RatedGame: Decoded<B::DB>,
+    (String, i64): Decoded<B::DB>,
+    (i64, i64, i64): Decoded<B::DB>,
+{
+    async fn ratings_of(&self, game: &str, variant: &str, players: &[i64]) -> StoreResult<Vec<RatingRow>> {
+        let query = format!("{RATING} WHERE r.player_id = $1 AND r.game = $2 AND r.variant = $3");
+        let mut rows = Vec::with_capacity(players.len());
+        // A table has at most eight seats: a statement each is cheap, and
+        // the same text on both backends.
+        for &player in players {
+            let row: Option<RatingRow> = sqlx::query_as(&query)
+                .bind(player)
+                .bind(game)
+                .bind(variant)
+                .fetch_optional(self.pool())
+                .await?;
+            rows.extend(row);
+        }
+        Ok(rows)
+    }
+
+    async fn leaderboard(
+        &self,
+        game: &str,
+        variant: &str,
+        max_rd: f64,
+        offset: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<RatingRow>> {
+        let query = format!(
+            "{RATING} WHERE r.game = $1 AND r.variant = $2 AND r.rd <= $3 \
+             ORDER BY r.rating DESC, r.player_id LIMIT $4 OFFSET $5"
+        );
+        Ok(sqlx::query_as(&query)
+            .bind(game)
+            .bind(variant)
+            .bind(max_rd)
+            .bind(limit)
+            .bind(offset)
+            .fetch_all(self.pool())
+            .await?)
+    }
+
+    async fn player_ratings(&self, player_id: i64) -> StoreResult<Vec<RatingRow>> {
+        let query = format!("{RATING} WHERE r.player_id = $1 ORDER BY r.game, r.variant");
+        Ok(sqlx::query_as(&query).bind(player_id).fetch_all(self.pool()).await?)
+    }
+
+    async fn all_ratings(&self) -> StoreResult<Vec<RatingRow>> {
+        let query = format!("{RATING} ORDER BY r.player_id, r.game, r.variant");
+        Ok(sqlx::query_as(&query).fetch_all(self.pool()).await?)
+    }
+
+    async fn rating_history(&self, player_id: i64, game: &str, variant: &str) -> StoreResult<Vec<RatingPoint>> {
+        Ok(sqlx::query_as(
+            "SELECT game_id, number, result, rating_before, rd_before, rating_after, rd_after, played_at \
+             FROM rating_changes WHERE player_id = $1 AND game = $2 AND variant = $3 ORDER BY number",
+        )
+        .bind(player_id)
+        .bind(game)
+        .bind(variant)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    async fn played_games(&self, player_id: i64) -> StoreResult<Vec<PlayedGame>> {
+        Ok(sqlx::query_as(
+            "SELECT g.id, g.game, g.variant, g.status, g.outcome, s.seat, g.updated_at \
+             FROM seats s JOIN games g ON g.id = s.game_id \
+             WHERE s.player_id = $1 AND g.status IN ('active', 'finished') ORDER BY g.updated_at, g.id",
+        )
+        .bind(player_id)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    async fn opponents_met(&self, player_id: i64, limit: i64) -> StoreResult<Vec<(String, i64)>> {
+        Ok(sqlx::query_as(
+            "SELECT p.name, COUNT(*) AS games FROM seats s \
+             JOIN games g ON g.id = s.game_id \
+             JOIN seats o ON o.game_id = s.game_id AND o.player_id <> s.player_id \
+             JOIN players p ON p.id = o.player_id \
+             WHERE s.player_id = $1 AND g.status IN ('active', 'finished') \
+             GROUP BY p.name ORDER BY COUNT(*) DESC, p.name LIMIT $2",
+        )
+        .bind(player_id)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    async fn rated_games(&self) -> StoreResult<Vec<RatedGame>> {
+        // Grouped by the key alone: every other column of `g` depends on it.
+        let mut games: Vec<RatedGame> = sqlx::query_as(
+            "SELECT g.id, g.game, g.variant, g.outcome, COALESCE(MAX(c.played_at), g.updated_at) AS ended_at, \
+             MAX(c.ordinal) AS ordinal FROM games g LEFT JOIN rating_changes c ON c.game_id = g.id \
+             WHERE g.status = 'finished' AND g.rated GROUP BY g.id \
+             ORDER BY (MAX(c.ordinal) IS NULL), MAX(c.ordinal), ended_at, g.id",
+        )
+        .fetch_all(self.pool())
+        .await?;
+        let seats: Vec<(i64, i64, i64)> = sqlx::query_as(
+            "SELECT s.game_id, s.seat, s.player_id FROM seats s JOIN games g ON g.id = s.game_id \
+             WHERE g.status = 'finished' AND g.rated AND s.player_id IS NOT NULL ORDER BY s.game_id, s.seat",
+        )
+        .fetch_all(self.pool())
+        .await?;
+        let mut by_game: HashMap<i64, Vec<(crate::domain::Seat, i64)>> = HashMap::new();
+        for (game, seat, player) in seats {
+            let seat = crate::domain::Seat::try_from(seat)
+                .map_err(|e| StoreError::BadRow(sqlx::Error::Decode(Box::new(e))))?;
+            by_game.entry(game).or_default().push((seat, player));
+        }
+        for game in &mut games {
+            game.seats = by_game.remove(&game.id).unwrap_or_default();
+        }
+        Ok(games)
+    }
+
+    async fn replace_ratings(&self, ratings: &[RatingRow], changes: &[RatingChange]) -> StoreResult<()> {
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool().begin().await?;
+        sqlx::query("DELETE FROM rating_changes").execute(&mut *tx).await?;
+        sqlx::query("DELETE FROM ratings").execute(&mut *tx).await?;
+        for r in ratings {
+            sqlx::query(sql::INSERT_RATING)
+                .bind(r.player_id)
+                .bind(r.game.as_str())
+                .bind(r.variant.as_str())
+                .bind(r.rating)
+                .bind(r.rd)
+                .bind(r.volatility)
+                .bind(r.games)
+                .bind(r.wins)
+                .bind(r.losses)
+                .bind(r.draws)
+                .bind(r.last_played)
+                .bind(r.last_order)
+                .execute(&mut *tx)
+                .await
+                .map_err(StoreError::from_write)?;
+        }
+        for c in changes {
+            sql::insert_rating_change(&mut tx, c).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}
