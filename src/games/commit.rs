@@ -8,7 +8,7 @@
 
 use crate::domain::{GameStatus, Seat};
 use crate::rules::AnyGame;
-use crate::store::{EventRow, GameRecord, GameUpdate, Player, StoreError};
+use crate::store::{ConditionalWrite, EventRow, GameRecord, GameUpdate, Player, StoreError};
 
 use super::error::{GameError, GameResult};
 use super::events::{Ending, GameEvent, PlayerNotice};
@@ -44,13 +44,15 @@ impl Progress {
                 takeback_offer: row.takeback_offer,
                 now,
                 sit: Vec::new(),
-                insert_move: None,
+                insert_moves: Vec::new(),
                 delete_move: None,
                 events: Vec::new(),
                 player_events: Vec::new(),
                 clock: row.clock.clone(),
                 deadline: row.deadline,
                 reminder_at: row.reminder_at,
+                expected_rev: row.conditional_rev,
+                conditional: None,
             },
             events: Vec::new(),
             notices: Vec::new(),
@@ -93,6 +95,16 @@ impl Progress {
             })
             .collect();
         self.events.push(GameEvent::Finished(ending));
+        self.clear_conditionals(record);
+    }
+
+    /// Every tree of conditional moves of the game goes with this change
+    /// (a takeback, the game over). A game whose trees were never written
+    /// has none to clear, and its change stays a plain one.
+    pub fn clear_conditionals(&mut self, record: &GameRecord) {
+        if record.row.conditional_rev > 0 {
+            self.update.conditional = Some(ConditionalWrite::DeleteAll);
+        }
     }
 
     /// The update with its events and seats, as the store writes it.

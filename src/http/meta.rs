@@ -8,7 +8,7 @@ use axum::Router;
 use utoipa::OpenApi;
 
 use super::error::Result;
-use super::{correspondence, games, players, realtime, rules, AppState, Json};
+use super::{conditional, correspondence, games, players, realtime, rules, AppState, Json};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -19,6 +19,7 @@ use super::{correspondence, games, players, realtime, rules, AppState, Json};
         games::create, games::list, games::show, games::join, games::decline, games::play, games::history,
         games::resign, games::draw, games::takeback, games::abort, games::board_svg, games::board_txt,
         games::game_record, games::events,
+        conditional::set, conditional::show, conditional::clear,
         correspondence::vacation, correspondence::end_vacation, correspondence::deliveries,
         realtime::chat, realtime::events,
         healthz, metrics, openapi,

@@ -1,5 +1,5 @@
 //! Storage: the store's traits, one per aggregate ([`PlayerStore`],
-//! [`GameStore`], [`ClockStore`], [`NotifyStore`], together [`Store`]), over
+//! [`GameStore`], [`ClockStore`], [`ConditionalStore`], [`NotifyStore`], together [`Store`]), over
 //! two backends (SQLite, PostgreSQL) chosen once at start-up from the
 //! database URL.
 //!
@@ -22,6 +22,7 @@
 pub mod announce;
 mod backend;
 mod clocks;
+mod conditionals;
 mod error;
 mod games;
 mod group_commit;
@@ -39,13 +40,15 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 pub use clocks::ClockStore;
+pub use conditionals::ConditionalStore;
 pub use error::{StoreError, StoreResult};
 pub use games::GameStore;
 pub use group_commit::CommitStats;
 pub use model::{
-    Credentials, DeadlineChange, DeliveryRow, Event, EventRow, GameFilter, GameRecord, GameRow, GameUpdate, MoveRow,
-    NewDelivery, NewGame, NewMove, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox, Player,
-    PlayerChange, PlayerEvent, Reminder, SeatRow, SettingsUpdate, Settlement, Waiting,
+    ConditionalRow, ConditionalTrees, ConditionalWrite, Credentials, DeadlineChange, DeliveryRow, Event, EventRow,
+    GameFilter, GameRecord, GameRow, GameUpdate, MoveRow, NewConditional, NewDelivery, NewGame, NewMove, NewPassword,
+    NewPlayer, NewToken, NewVacation, NotifySettings, Outbox, Player, PlayerChange, PlayerEvent, Reminder, SeatRow,
+    SettingsUpdate, Settlement, Waiting,
 };
 pub use notify::NotifyStore;
 pub use players::PlayerStore;
@@ -54,7 +57,7 @@ pub use sqlite::SqliteStore;
 
 /// Everything the service stores, on one backend.
 #[async_trait]
-pub trait Store: PlayerStore + GameStore + ClockStore + NotifyStore + Send + Sync + 'static {
+pub trait Store: PlayerStore + GameStore + ClockStore + ConditionalStore + NotifyStore + Send + Sync + 'static {
     /// Which backend, for logs and metrics.
     fn backend(&self) -> &'static str;
     async fn ping(&self) -> StoreResult<()>;
