@@ -166,7 +166,7 @@ impl GameError {
             GameError::Lines(_) => "bad_line",
             GameError::ConditionalSeats(_) => "conditional_two_players",
             GameError::ConditionalOnYourTurn => "your_turn",
-            GameError::NoConditional(_) => "no_conditional",
+            GameError::NoConditional(_) => "not_found",
             GameError::Store(_) | GameError::Internal(_) => "internal",
         }
     }
