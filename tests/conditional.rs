@@ -144,7 +144,7 @@ async fn a_two_line_tree_is_followed_for_three_moves_then_left() {
         let banks = payload["remaining_ms"].as_array().expect("clocks");
         // After n moves of a seat its bank holds n days (cap 5).
         let alice_moves = (index / 2 + 1) as i64;
-        let bob_moves = ((index + 1) / 2) as i64;
+        let bob_moves = index.div_ceil(2) as i64;
         assert_eq!(banks[0].as_i64(), Some(alice_moves * day), "{payload}");
         assert_eq!(banks[1].as_i64(), Some(bob_moves * day), "{payload}");
         // The move's watchers are told the deadline of the seat to move:
