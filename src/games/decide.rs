@@ -361,6 +361,18 @@ fn tell_the_others(progress: &mut Progress, record: &GameRecord, seat: Seat, not
     }
 }
 
+/// Refuses an action that needs the game being played.
+pub fn must_be_active(record: &GameRecord) -> GameResult<()> {
+    match record.row.status {
+        GameStatus::Active => Ok(()),
+        status => Err(GameError::NotActive {
+            id: record.row.id,
+            status,
+            current: None,
+        }),
+    }
+}
+
 /// Whether a game may still be aborted: while seats are open, or before
 /// every seat has moved once.
 pub fn may_abort(record: &GameRecord) -> GameResult<()> {

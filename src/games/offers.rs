@@ -60,13 +60,7 @@ impl Games {
     {
         self.act(player, id, |progress, record, game| {
             let seat = record.seat_of(player.id).ok_or(GameError::NotAPlayer)?;
-            if record.row.status != GameStatus::Active {
-                return Err(GameError::NotActive {
-                    id,
-                    status: record.row.status,
-                    current: None,
-                });
-            }
+            decide::must_be_active(record)?;
             decide(progress, record, seat, game)
         })
         .await

@@ -19,10 +19,10 @@ pub mod tree;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::domain::GameStatus;
 use crate::store::{ConditionalTrees, ConditionalWrite, GameRecord, NewConditional, Player};
 
 use super::commit::Progress;
+use super::decide;
 use super::error::{GameError, GameResult};
 use super::hot::Hot;
 use super::{now, Games, ATTEMPTS};
@@ -72,13 +72,7 @@ impl Games {
         for _ in 0..ATTEMPTS {
             let record = self.load_visible(id, Some(player)).await?;
             let seat = record.seat_of(player.id).ok_or(GameError::NotAPlayer)?;
-            if record.row.status != GameStatus::Active {
-                return Err(GameError::NotActive {
-                    id,
-                    status: record.row.status,
-                    current: None,
-                });
-            }
+            decide::must_be_active(&record)?;
             if record.seats.len() != 2 {
                 return Err(GameError::ConditionalSeats(record.seats.len()));
             }
