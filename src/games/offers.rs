@@ -4,7 +4,7 @@
 //! that loads, commits and answers.
 
 use crate::clock::ClockState;
-use crate::domain::{GameStatus, Seat};
+use crate::domain::Seat;
 use crate::rules::AnyGame;
 use crate::store::{GameRecord, Player};
 use crate::views::GameState;
