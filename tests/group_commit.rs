@@ -73,14 +73,14 @@ fn a_move(id: i64, expected_seq: i64, ply: i64, players: (i64, i64)) -> GameUpda
         takeback_offer: 0,
         now: 1_000 + ply,
         sit: Vec::new(),
-        insert_move: Some(NewMove {
+        insert_moves: vec![NewMove {
             ply,
             seat: seat((ply - 1) % 2),
             player_id: mover,
             notation: format!("a{ply}"),
             effect: None,
             message: None,
-        }),
+        }],
         delete_move: None,
         events: vec![Event {
             kind: "move",
@@ -95,6 +95,8 @@ fn a_move(id: i64, expected_seq: i64, ply: i64, players: (i64, i64)) -> GameUpda
         deadline: None,
         reminder_at: None,
         ratings: Vec::new(),
+        expected_rev: 0,
+        conditional: None,
     }
 }
 

@@ -196,6 +196,48 @@ async fn a_warmup_as_long_as_the_run_is_refused_before_anything_is_sent() {
     database.remove().await;
 }
 
+/// Conditional moves in half the games, over WebSocket: the trees are set,
+/// replies played and acknowledged with the moves they answer, and the
+/// check follows every tree; a tree claiming another reply is caught.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conditional_lines_are_played_and_checked() {
+    let database = Database::new().await;
+    let mut config = Config::with_database(&database.url);
+    config.realtime.ws_rate = 100_000;
+    config.realtime.ws_burst = 100_000;
+    let server = TestServer::start_with(config).await;
+    let dir = scratch("conditional");
+    let acked_path = dir.join("acked.jsonl");
+    let mut options = Options::for_url(&server.base);
+    options.games = 4;
+    options.duration = Duration::from_millis(2500);
+    options.transport = Transport::Ws;
+    options.conditional = 0.5;
+    options.acked_out = Some(acked_path.clone());
+    let report = play_report(loadtest::run(&options).await.expect("the run"));
+    println!("{}", Report::Play(Box::new(report.clone())));
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let check = report.verification.expect("verified");
+    assert!(check.passed, "{check}");
+    assert!(check.trees > 0 && check.replies_checked > 0, "{check}");
+    assert_eq!(check.unacknowledged, 0, "replies are acknowledged with their moves");
+    assert_eq!(check.moves_stored, report.moves_acked);
+    // Claim that a tree foresaw a stored move with another reply.
+    let text = std::fs::read_to_string(&acked_path).expect("written");
+    let moves: Vec<AckedMove> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let first = moves.iter().find(|m| m.ply == 1).expect("a first move");
+    let forged = format!(
+        "{text}{}\n",
+        serde_json::json!({ "game": first.game, "ply": 0, "lines": [[first.notation, "zz"]] })
+    );
+    std::fs::write(&acked_path, forged).expect("written");
+    let check = verify_file(&server.base, &acked_path).await;
+    assert!(!check.passed && check.conditional_failures > 0, "{check}");
+    server.stop().await;
+    database.remove().await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// The server binary as a separate process, so it can be killed for real.
 struct ServerProcess {
     child: Child,
@@ -259,6 +301,9 @@ async fn acknowledged_moves_survive_kill_9() {
     options.timeout = Duration::from_secs(2);
     options.no_verify = true;
     options.acked_out = Some(acked_path.clone());
+    // Every game has conditional moves: a kill between a foreseen move and
+    // its reply would leave the move alone, which the check catches.
+    options.conditional = 1.0;
     let run = tokio::spawn(async move { loadtest::run(&options).await });
     // Kill it mid-play: once it has committed some moves.
     let metrics = format!("{}/metrics", server.base);
@@ -289,6 +334,7 @@ async fn acknowledged_moves_survive_kill_9() {
     assert_eq!(check.acked_moves, report.moves_acked);
     assert_eq!(check.lost, 0);
     assert!(check.games_checked > 0);
+    assert!(check.trees > 0 && check.conditional_failures == 0, "{check}");
     restarted.kill();
     database.remove().await;
     let _ = std::fs::remove_dir_all(dir);

@@ -575,3 +575,106 @@ async fn ratings_leaderboard_profile_and_rematch_in_headless_chromium() {
     server.stop().await;
     database.remove().await;
 }
+
+/// Bob, waiting for alice, records two lines of conditional moves by
+/// clicking them on the analysis board; alice's foreseen move is answered
+/// at once, and bob's page shows what remains of his tree.
+#[tokio::test]
+async fn conditional_moves_are_recorded_on_an_analysis_board() {
+    let database = Database::new().await;
+    let server = TestServer::start(&database).await;
+    let base = server.base.clone();
+    let shots = screenshot_dir();
+    let browser = Browser::launch().await;
+    let alice = browser.page().await;
+    let bob = browser.page().await;
+    sign_up(&alice, &base, "alice").await;
+    sign_up(&bob, &base, "bob").await;
+    let id = create_game(&alice, &base, "gravity", "standard", "bob").await;
+    accept(&bob, &base, id).await;
+    alice.goto(&format!("{base}/game/{id}")).await;
+
+    // Alice is to move: bob's page offers the editor, alice's does not.
+    bob.wait("!document.querySelector('#conditional').hidden", "the editor")
+        .await;
+    assert_eq!(
+        alice.eval("document.querySelector('#conditional').hidden").await,
+        serde_json::json!(true)
+    );
+    // Line 1: if d4 then h8, if c3 then g7. Line 2: if a8 then h1.
+    for line in [&["d4", "h8", "c3", "g7"][..], &["a8", "h1"]] {
+        bob.click("#conditional-record").await;
+        for (index, cell) in line.iter().enumerate() {
+            bob.click(&format!("#analysis-box [data-cell='{cell}']")).await;
+            bob.wait(
+                &format!(
+                    "document.querySelector('#conditional-recording').textContent.includes('{}')",
+                    if index % 2 == 0 {
+                        format!("if {cell} then")
+                    } else {
+                        format!("then {cell}")
+                    }
+                ),
+                "the move recorded",
+            )
+            .await;
+        }
+        if line.len() == 4 {
+            bob.screenshot(&shots.join("game-conditional-recording.png")).await;
+        }
+        bob.click("#conditional-add").await;
+        bob.wait(
+            &format!(
+                "document.querySelector('#conditional-lines').textContent.includes('if {} then {}')",
+                line[0], line[1]
+            ),
+            "the line saved",
+        )
+        .await;
+    }
+    assert!(bob.text("#conditional-message").await.contains("Saved"));
+    bob.screenshot(&shots.join("game-conditional.png")).await;
+    let token = bob_token(&bob).await;
+    let (status, tree) = server.get(&format!("/games/{id}/conditional"), Some(&token)).await;
+    assert_eq!(status, StatusCode::OK, "{tree}");
+    assert_eq!(
+        tree["lines"],
+        serde_json::json!([["d4", "h8", "c3", "g7"], ["a8", "h1"]])
+    );
+
+    // Alice plays d4: bob's h8 comes back at once, and bob's page shows
+    // the rest of his line.
+    alice.click("#board-box [data-cell='d4']").await;
+    alice
+        .wait(
+            "document.querySelectorAll('#moves li').length === 2 \
+             && document.querySelector('#status').textContent.includes('Your move')",
+            "the reply, played for bob",
+        )
+        .await;
+    assert!(alice.text("#moves").await.contains("bob: h8"));
+    bob.wait(
+        "document.querySelector('#conditional-lines').textContent.includes('if c3 then g7') \
+         && !document.querySelector('#conditional-lines').textContent.includes('a8')",
+        "what remains of bob's tree",
+    )
+    .await;
+    // Bob clears it.
+    bob.click("#conditional-clear").await;
+    bob.wait(
+        "document.querySelectorAll('#conditional-lines li').length === 0",
+        "the tree cleared",
+    )
+    .await;
+    drop(browser);
+    server.stop().await;
+    database.remove().await;
+}
+
+async fn bob_token(page: &Page<'_>) -> String {
+    page.eval("localStorage.getItem('tavoliere.token')")
+        .await
+        .as_str()
+        .expect("a token")
+        .to_owned()
+}

@@ -4,6 +4,7 @@ import { api, ApiError, GameFeed, rules, session } from "/assets/api.js";
 import { describeStack, drawBoard, paint } from "/assets/board.js";
 import { MovePicker } from "/assets/moves.js";
 import { leaderboardPage, profilePage, ratingLabel } from "/assets/ratings.js";
+import { conditionalCard } from "/assets/conditional.js";
 
 const main = document.getElementById("main");
 let cleanup = () => {};
@@ -415,6 +416,7 @@ async function gamePage(id, plyParam) {
   let picker = null;
   let clockTimer = null;
   let history = [];
+  const conditional = conditionalCard(id, { h, flash, errorText });
 
   const play = async (move) => {
     if (!state) return;
@@ -597,7 +599,7 @@ async function gamePage(id, plyParam) {
   async function loadHistory() {
     try {
       history = (await api("GET", `/games/${id}/moves`)).moves;
-      if (state) renderHistory();
+      if (state) { renderHistory(); conditional.update(state, history); }
     } catch { /* shown on the next state */ }
   }
 
@@ -619,6 +621,7 @@ async function gamePage(id, plyParam) {
     renderSeats();
     renderActions();
     render();
+    conditional.update(state, history);
     if (previousPly !== null && previousPly !== state.ply) loadHistory();
     document.title = `#${id} ${state.game} — Tavoliere`;
   }
@@ -648,6 +651,7 @@ async function gamePage(id, plyParam) {
       h("aside", {},
         h("section", { class: "card" }, h("h2", {}, `Game #${id} `, modeBadge), seatsBox, actions),
         h("section", { class: "card" }, h("h2", {}, "Moves"), historyNav, moveList),
+        conditional.node,
         chatBox,
         h("details", { class: "card" }, h("summary", {}, "Board as text"), textBoard))));
 

@@ -8,7 +8,7 @@
 
 use crate::domain::{GameStatus, Seat};
 use crate::rules::AnyGame;
-use crate::store::{EventRow, GameRecord, GameUpdate, Player, RatingChange, StoreError};
+use crate::store::{ConditionalWrite, EventRow, GameRecord, GameUpdate, Player, RatingChange, StoreError};
 
 /// How often a game's end is rated again while other games of its players
 /// keep ending first (each retry sees the ratings those games left).
@@ -51,7 +51,7 @@ impl Progress {
                 takeback_offer: row.takeback_offer,
                 now,
                 sit: Vec::new(),
-                insert_move: None,
+                insert_moves: Vec::new(),
                 delete_move: None,
                 events: Vec::new(),
                 player_events: Vec::new(),
@@ -59,6 +59,8 @@ impl Progress {
                 deadline: row.deadline,
                 reminder_at: row.reminder_at,
                 ratings: Vec::new(),
+                expected_rev: row.conditional_rev,
+                conditional: None,
             },
             events: Vec::new(),
             notices: Vec::new(),
@@ -107,6 +109,7 @@ impl Progress {
             ratings: Vec::new(),
         });
         self.ending = Some(ending);
+        self.clear_conditionals(record);
     }
 
     /// The game's end changes ratings as `changes` say: written with it,
@@ -141,6 +144,15 @@ impl Progress {
             }
         }
         self.update.ratings = changes;
+    }
+
+    /// Every tree of conditional moves of the game goes with this change
+    /// (a takeback, the game over). A game whose trees were never written
+    /// has none to clear, and its change stays a plain one.
+    pub fn clear_conditionals(&mut self, record: &GameRecord) {
+        if record.row.conditional_rev > 0 {
+            self.update.conditional = Some(ConditionalWrite::DeleteAll);
+        }
     }
 
     /// The update with its events and seats, as the store writes it.

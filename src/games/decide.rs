@@ -10,6 +10,7 @@ use crate::rules::AnyGame;
 use crate::store::{GameRecord, MoveRow, NewMove, Player};
 
 use super::commit::Progress;
+use super::conditional::Conditional;
 use super::error::{GameError, GameResult, OfferKind};
 use super::events::{Ending, GameEvent, MoveEvent, PlayerNotice};
 use super::MoveCommand;
@@ -47,6 +48,9 @@ pub struct MoveInput<'a> {
     pub now: i64,
     pub schedule: Schedule,
     pub pauses: &'a SeatPauses,
+    /// The game's trees of conditional moves, valid at `record`'s
+    /// `conditional_rev`.
+    pub conditionals: &'a [Conditional],
 }
 
 /// What becomes of a move request that the rules and the table allow to be
@@ -87,6 +91,7 @@ pub fn decide_move(input: MoveInput<'_>) -> GameResult<MoveDecision> {
         now,
         schedule,
         pauses,
+        conditionals,
     } = input;
     let row = &record.row;
     if !record.visible_to(Some(player)) {
@@ -120,49 +125,73 @@ pub fn decide_move(input: MoveInput<'_>) -> GameResult<MoveDecision> {
         },
         None => None,
     };
-    let (mut progress, stored) = record_move(record, &next, player, seat, played, command, now);
+    let mut progress = Progress::of(record, now);
+    let mover = Mover {
+        seat,
+        player_id: player.id,
+        name: &player.name,
+    };
+    let message = command.message.clone().filter(|m| !m.is_empty());
+    let stored = record_move(&mut progress, record, &next, &mover, played, message, false);
+    let mut clock_state = clock_state;
+    reply::answer(
+        reply::Answer {
+            progress: &mut progress,
+            record,
+            next: &mut next,
+            clock: &mut clock_state,
+            theirs: &stored.notation,
+        },
+        conditionals,
+        schedule,
+        pauses,
+    );
     let to_move = progress.update.to_move;
     schedule_clock(&mut progress, schedule, clock_state, pauses.of(to_move));
     Ok(MoveDecision::Play(Box::new(Played { progress, next, stored })))
 }
 
-/// The progress of a legal move `played` by `player` at `seat`, after which
-/// the position is `next`: the move stored, the event, the turn passed on
-/// or the game finished, the others' offers declined. The clock is left to
-/// [`schedule_clock`].
+/// Who plays a move.
+struct Mover<'a> {
+    seat: Seat,
+    player_id: i64,
+    name: &'a str,
+}
+
+/// Adds to `progress` the legal move `played` by `mover`, after which the
+/// position is `next`: the move stored, the event, the turn passed on or
+/// the game finished, the others' offers declined. `conditional`: the
+/// mover's tree played it. The clock is left to [`schedule_clock`].
 fn record_move(
+    progress: &mut Progress,
     record: &GameRecord,
     next: &AnyGame,
-    player: &Player,
-    seat: Seat,
+    mover: &Mover<'_>,
     played: crate::rules::Played,
-    command: &MoveCommand,
-    now: i64,
-) -> (Progress, NewMove) {
-    let row = &record.row;
-    let ply = row.ply + 1;
-    let mut progress = Progress::of(record, now);
+    message: Option<String>,
+    conditional: bool,
+) -> NewMove {
     let update = &mut progress.update;
+    let ply = update.ply + 1;
     update.ply = ply;
     update.to_move = next.to_move().map(Seat::from);
     // A move answers the others' offers with no; the mover's stands.
-    update.draw_offer = row.draw_offer & seat.bit();
+    update.draw_offer &= mover.seat.bit();
     update.takeback_offer = 0;
-    let message = command.message.clone().filter(|m| !m.is_empty());
     let stored = NewMove {
         ply,
-        seat,
-        player_id: player.id,
+        seat: mover.seat,
+        player_id: mover.player_id,
         notation: played.notation.clone(),
         effect: played.effect.clone(),
         message: message.clone(),
     };
-    update.insert_move = Some(stored.clone());
+    update.insert_moves.push(stored.clone());
     let outcome = next.outcome();
     progress.event(GameEvent::Move(MoveEvent {
         ply,
-        seat,
-        player: player.name.clone(),
+        seat: mover.seat,
+        player: mover.name.to_owned(),
         notation: played.notation,
         effect: played.effect,
         message,
@@ -174,12 +203,13 @@ fn record_move(
         to_move: progress.update.to_move,
         deadline: None,
         remaining_ms: None,
+        conditional,
     }));
     match outcome {
         Some(outcome) => progress.finish(record, Ending::Rules(outcome)),
-        None => your_turn(&mut progress, record, ply),
+        None => your_turn(progress, record, ply),
     }
-    (progress, stored)
+    stored
 }
 
 /// Tells the player to move (if seated) that it is their turn at `ply`.
@@ -216,15 +246,23 @@ pub fn schedule_clock(progress: &mut Progress, schedule: Schedule, state: Option
     {
         update.reminder_at = Some(remind_at);
     }
-    for event in &mut progress.events {
-        if let GameEvent::Move(m) = event {
-            m.deadline = Some(deadline);
-            m.remaining_ms = Some(state.remaining_ms.clone());
-        }
-    }
+    stamp_moves(progress, deadline, &state);
     for (_, notice) in &mut progress.notices {
         if let PlayerNotice::YourTurn { deadline: d, .. } = notice {
             *d = Some(deadline);
+        }
+    }
+}
+
+/// Tells the watchers of the moves not yet stamped (all but those before a
+/// conditional reply) the deadline and clocks they leave.
+fn stamp_moves(progress: &mut Progress, deadline: i64, state: &ClockState) {
+    for event in &mut progress.events {
+        if let GameEvent::Move(m) = event {
+            if m.remaining_ms.is_none() {
+                m.deadline = Some(deadline);
+                m.remaining_ms = Some(state.remaining_ms.clone());
+            }
         }
     }
 }
@@ -289,6 +327,7 @@ pub fn takeback(progress: &mut Progress, record: &GameRecord, seat: Seat, yes: b
         update.draw_offer = 0;
         update.ply = ply - 1;
         update.delete_move = Some(ply);
+        progress.clear_conditionals(record);
         progress.event(GameEvent::TakebackAccepted { seat, ply });
         return Ok(Some(ply - 1));
     }
@@ -322,6 +361,18 @@ fn tell_the_others(progress: &mut Progress, record: &GameRecord, seat: Seat, not
     }
 }
 
+/// Refuses an action that needs the game being played.
+pub fn must_be_active(record: &GameRecord) -> GameResult<()> {
+    match record.row.status {
+        GameStatus::Active => Ok(()),
+        status => Err(GameError::NotActive {
+            id: record.row.id,
+            status,
+            current: None,
+        }),
+    }
+}
+
 /// Whether a game may still be aborted: while seats are open, or before
 /// every seat has moved once.
 pub fn may_abort(record: &GameRecord) -> GameResult<()> {
@@ -345,6 +396,7 @@ pub fn abort(progress: &mut Progress, record: &GameRecord, player: &Player, seat
     update.to_move = None;
     update.draw_offer = 0;
     update.takeback_offer = 0;
+    progress.clear_conditionals(record);
     progress.event(GameEvent::Aborted {
         seat,
         player: player.name.clone(),
@@ -481,5 +533,6 @@ pub fn decline(progress: &mut Progress, record: &GameRecord, player: &Player, se
     }
 }
 
+mod reply;
 #[cfg(test)]
 mod tests;

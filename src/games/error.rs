@@ -9,6 +9,7 @@ use crate::rules::{MoveError, UnknownGame};
 use crate::store::StoreError;
 use crate::views::GameState;
 
+use super::conditional::LineError;
 use super::{MAX_CHAT_LEN, MAX_MESSAGE_LEN};
 
 /// A pending offer that can be answered.
@@ -119,6 +120,16 @@ pub enum GameError {
     /// A rematch follows a finished game only.
     #[error("game {id} is {status}; only a finished game can be rematched")]
     NotFinished { id: i64, status: GameStatus },
+    /// Conditional moves that cannot be kept: a bad line, or too many.
+    #[error("{0}")]
+    Lines(LineError),
+    #[error("conditional moves are for two-player games; this one seats {0}")]
+    ConditionalSeats(usize),
+    #[error("it is your turn: play your move (conditional moves wait for the opponent's)")]
+    ConditionalOnYourTurn,
+    /// No tree of the asker's in this game (or not theirs to see).
+    #[error("you have no conditional moves in game {0}")]
+    NoConditional(i64),
 
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -165,6 +176,12 @@ impl GameError {
             GameError::BadRatingRange { .. } => "bad_rating_range",
             GameError::OutsideRatingRange { .. } => "rating_out_of_range",
             GameError::NotFinished { .. } => "game_not_finished",
+            GameError::Lines(LineError::TooManyLines { .. }) => "payload_too_large",
+            GameError::Lines(LineError::TooLong { .. }) => "line_too_long",
+            GameError::Lines(_) => "bad_line",
+            GameError::ConditionalSeats(_) => "conditional_two_players",
+            GameError::ConditionalOnYourTurn => "your_turn",
+            GameError::NoConditional(_) => "not_found",
             GameError::Store(_) | GameError::Internal(_) => "internal",
         }
     }

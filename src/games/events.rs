@@ -101,6 +101,10 @@ pub struct MoveEvent {
     pub deadline: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remaining_ms: Option<Vec<i64>>,
+    /// Played by the mover's tree of conditional moves, in the same
+    /// transaction as the move it answers (sent only when true).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub conditional: bool,
 }
 
 /// An entry of a game's public log, numbered by the store.
@@ -254,6 +258,21 @@ pub enum PlayerNotice {
     Declined {
         player: String,
     },
+    /// The owner's tree of conditional moves is gone at `ply`, and why.
+    ConditionalCleared {
+        ply: i64,
+        reason: ClearedBecause,
+    },
+}
+
+/// Why a tree of conditional moves was cleared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClearedBecause {
+    /// The opponent played a move no line foresaw.
+    Unforeseen,
+    /// The reply could not be played (the position changed under it).
+    Illegal,
 }
 
 impl PlayerNotice {
@@ -268,6 +287,7 @@ impl PlayerNotice {
             PlayerNotice::GameOver { .. } | PlayerNotice::Aborted { .. } => "game_over",
             PlayerNotice::Declined { .. } => "declined",
             PlayerNotice::Rematch { .. } => "rematch",
+            PlayerNotice::ConditionalCleared { .. } => "conditional_cleared",
         }
     }
 
@@ -327,6 +347,7 @@ mod tests {
             to_move: Some(Seat::from(1)),
             deadline: None,
             remaining_ms: None,
+            conditional: false,
         })
         .to_stored();
         assert_eq!(mv.kind, "move");

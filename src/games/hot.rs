@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::rules::AnyGame;
-use crate::store::GameRecord;
+use crate::store::{ConditionalTrees, GameRecord};
 
 use super::error::GameResult;
 use super::Games;
@@ -29,6 +29,10 @@ pub(super) struct Hot {
     /// (`deadline` and `reminder_at` may be newer in the database: moves
     /// compute their own).
     pub record: Option<GameRecord>,
+    /// The game's conditional trees at the version they were read at:
+    /// valid whenever the game is at that version, whatever its event
+    /// number (every change of a tree bumps the version).
+    pub conditionals: Option<ConditionalTrees>,
 }
 
 impl Hot {

@@ -19,10 +19,13 @@
 //! - Nothing is acknowledged before its transaction commits; what commits
 //!   is announced through the [`Publisher`] port. The database is the
 //!   source of truth and the cache is dropped whenever it might be stale.
+//! - Conditional moves ([`conditional`]): a player's tree of replies,
+//!   played by the service in the same transaction as the move they answer.
 //! - Refusals are [`GameError`]s, which know nothing of HTTP.
 
 mod chat;
 mod commit;
+pub mod conditional;
 pub mod decide;
 mod error;
 mod events;
@@ -42,7 +45,7 @@ use std::sync::Arc;
 pub use chat::Room;
 pub use commit::Progress;
 pub use error::{GameError, GameResult, OfferKind};
-pub use events::{Ending, GameEvent, MoveEvent, PlayerNotice, RatingShift};
+pub use events::{ClearedBecause, Ending, GameEvent, MoveEvent, PlayerNotice, RatingShift};
 pub use publish::{NoSubscribers, Publisher};
 pub use reads::{Lobby, LobbyPage};
 

@@ -4,7 +4,7 @@
 //! that loads, commits and answers.
 
 use crate::clock::ClockState;
-use crate::domain::{GameStatus, Seat};
+use crate::domain::Seat;
 use crate::rules::AnyGame;
 use crate::store::{GameRecord, Player};
 use crate::views::GameState;
@@ -60,13 +60,7 @@ impl Games {
     {
         self.act(player, id, |progress, record, game| {
             let seat = record.seat_of(player.id).ok_or(GameError::NotAPlayer)?;
-            if record.row.status != GameStatus::Active {
-                return Err(GameError::NotActive {
-                    id,
-                    status: record.row.status,
-                    current: None,
-                });
-            }
+            decide::must_be_active(record)?;
             decide(progress, record, seat, game)
         })
         .await

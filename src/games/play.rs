@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use crate::rules::AnyGame;
-use crate::store::{GameRecord, MoveRow, Player};
+use crate::store::{GameRecord, MoveRow, NewMove, Player};
 use crate::views::{MoveAnswer, MoveRecord};
 
 use super::decide::{self, MoveDecision, MoveInput};
@@ -30,6 +30,26 @@ impl MoveCommand {
             return Err(GameError::NegativePly);
         }
         Ok(())
+    }
+}
+
+/// A move just committed in `record`, as the store now holds it.
+fn stored_row(record: &GameRecord, stored: NewMove) -> MoveRow {
+    let player_name = record
+        .seats
+        .iter()
+        .find_map(|s| s.player.as_ref().filter(|(id, _)| *id == stored.player_id))
+        .map(|(_, name)| name.clone())
+        .unwrap_or_default();
+    MoveRow {
+        ply: stored.ply,
+        seat: stored.seat,
+        player_id: stored.player_id,
+        player_name,
+        notation: stored.notation,
+        effect: stored.effect,
+        message: stored.message,
+        created_at: record.row.updated_at,
     }
 }
 
@@ -88,6 +108,7 @@ impl Games {
         let id = record.row.id;
         let repeats = self.repeated_move(&record, player, command).await?;
         let pauses = self.seat_pauses(&record, None).await?;
+        let conditionals = self.conditionals_of(hot, &record).await?;
         let decision = decide::decide_move(MoveInput {
             record: &record,
             game: &game,
@@ -97,6 +118,7 @@ impl Games {
             now: now(),
             schedule: self.schedule_of(&record),
             pauses: &pauses,
+            conditionals: &conditionals,
         })?;
         let played = match decision {
             MoveDecision::Repeat(stored) => {
@@ -127,22 +149,20 @@ impl Games {
             MoveDecision::Play(played) => played,
         };
         let decide::Played { progress, next, stored } = *played;
+        // The last move played: this one, or the conditional reply to it.
+        let last = progress
+            .update
+            .insert_moves
+            .last()
+            .cloned()
+            .unwrap_or_else(|| stored.clone());
         // The state shown is the one this move made.
         let Some(record) = self.commit(hot, &record, progress, next.clone()).await? else {
             return Ok(None);
         };
-        let stored = MoveRow {
-            ply: stored.ply,
-            seat: stored.seat,
-            player_id: player.id,
-            player_name: player.name.clone(),
-            notation: stored.notation,
-            effect: stored.effect,
-            message: stored.message,
-            created_at: record.row.updated_at,
-        };
+        let (stored, last) = (stored_row(&record, stored), stored_row(&record, last));
         let state = self
-            .render_with(&record, &next, Some(player), None, Some(&stored))
+            .render_with(&record, &next, Some(player), None, Some(&last))
             .await?;
         Ok(Some(MoveAnswer {
             created: true,

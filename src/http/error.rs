@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::games::conditional::LineError;
 use crate::games::GameError;
 use crate::health::Unhealthy;
 use crate::players::settings::SettingsError;
@@ -166,7 +167,11 @@ impl From<GameError> for Error {
             | G::Busy
             | G::OutsideRatingRange { .. }
             | G::NotFinished { .. }
+            | G::ConditionalOnYourTurn
             | G::Move(crate::rules::MoveError::GameOver) => Error::Conflict { code, message, game },
+            G::NoConditional(_) => Error::NotFound(message),
+            // The body's size is the problem: the count is in the message.
+            G::Lines(LineError::TooManyLines { .. }) => Error::PayloadTooLarge(message),
             G::MoveTooLong
             | G::Move(_)
             | G::MessageTooLong
@@ -182,7 +187,9 @@ impl From<GameError> for Error {
             | G::InvitedYourself
             | G::InvitedTwice(_)
             | G::BadTimeControl(_)
-            | G::BadRatingRange { .. } => Error::Unprocessable { code, message },
+            | G::BadRatingRange { .. }
+            | G::Lines(_)
+            | G::ConditionalSeats(_) => Error::Unprocessable { code, message },
             G::Store(_) | G::Internal(_) => Error::Internal(message),
         }
     }

@@ -5,6 +5,7 @@
 //! [`error::Error`], which `error.rs` renders.
 
 mod auth;
+mod conditional;
 mod correspondence;
 pub mod error;
 mod games;
@@ -61,6 +62,7 @@ pub fn app(state: AppState, config: &Config) -> Router {
         .merge(correspondence::router())
         .merge(rules::router())
         .merge(games::router())
+        .merge(conditional::router())
         .merge(realtime::router())
         .merge(meta::api_router());
     Router::new()

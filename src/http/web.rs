@@ -40,6 +40,7 @@ static ASSETS: &[Asset] = &[
     asset("/assets/board.js", JS, include_bytes!("../../web/board.js")),
     asset("/assets/moves.js", JS, include_bytes!("../../web/moves.js")),
     asset("/assets/ratings.js", JS, include_bytes!("../../web/ratings.js")),
+    asset("/assets/conditional.js", JS, include_bytes!("../../web/conditional.js")),
     asset("/assets/style.css", CSS, include_bytes!("../../web/style.css")),
     asset("/favicon.svg", SVG, include_bytes!("../../web/favicon.svg")),
 ];

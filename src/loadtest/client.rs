@@ -90,6 +90,10 @@ pub struct GameView {
     pub legal: Vec<String>,
     #[serde(default)]
     pub outcome: Option<Value>,
+    /// The last move played: after a move a conditional reply answered,
+    /// the reply.
+    #[serde(default)]
+    pub last_move: Option<StoredMove>,
 }
 
 /// The answer to a move, over HTTP or in a WebSocket `ack`.
@@ -289,6 +293,16 @@ impl Api {
             .post(self.url(&format!("/games/{game}/moves")))
             .bearer_auth(token)
             .json(&json!({ "move": notation, "ply": ply }));
+        self.send(request).await
+    }
+
+    /// Sets the player's conditional moves in `game`.
+    pub async fn set_conditional(&self, token: &str, game: i64, lines: &[Vec<String>]) -> Result<Value, RequestError> {
+        let request = self
+            .client
+            .put(self.url(&format!("/games/{game}/conditional")))
+            .bearer_auth(token)
+            .json(&json!({ "lines": lines }));
         self.send(request).await
     }
 

@@ -19,6 +19,7 @@
 
 mod alarm;
 mod client;
+mod conditional;
 mod host;
 mod idle;
 pub mod options;
@@ -33,10 +34,11 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 pub use client::{ProcessFigures, RequestError};
+pub use conditional::AckedTree;
 pub use options::{GameChoice, Mode, Options, Transport};
 pub use report::{IdleReport, PlayReport, Report};
 pub use stats::Summary;
-pub use verify::{AckedMove, Verification};
+pub use verify::{Acked, AckedMove, Verification};
 
 /// Why a load test could not run (a failed verification is not an error:
 /// it is in the [`Report`]).
@@ -78,7 +80,7 @@ pub async fn run(options: &Options) -> Result<Report, LoadError> {
                 .as_ref()
                 .ok_or_else(|| LoadError::Usage("--mode verify needs --acked FILE".to_owned()))?;
             let acked = verify::read_acked(path)?;
-            let games: BTreeSet<i64> = acked.iter().map(|m| m.game).collect();
+            let games: BTreeSet<i64> = acked.moves.iter().map(|m| m.game).collect();
             // After a crash, moves committed but never acknowledged are expected.
             Ok(Report::Verify(verify::verify(&api, &games, &acked, false).await))
         }

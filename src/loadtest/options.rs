@@ -70,6 +70,14 @@ pub struct Options {
     /// for the same answers).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// play: the share of two-player games (0 to 1) in which the second
+    /// seat leaves conditional moves (`PUT /games/{id}/conditional`) each
+    /// time it waits without a tree: a few lines of two (their move, my
+    /// reply) pairs from the position, the first seat then playing a
+    /// foreseen move two times in three. The replay check then checks
+    /// every reply against the trees set.
+    #[arg(long, default_value_t = 0.0, value_parser = parse_share)]
+    pub conditional: f64,
     /// play: skip the replay check after the run.
     #[arg(long)]
     pub no_verify: bool,
@@ -202,6 +210,13 @@ fn parse_rate(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(rate) if rate.is_finite() && rate > 0.0 => Ok(rate),
         _ => Err(format!("{text:?} is not a positive number of moves per second")),
+    }
+}
+
+fn parse_share(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(share) if (0.0..=1.0).contains(&share) => Ok(share),
+        _ => Err(format!("{text:?} is not a share between 0 and 1")),
     }
 }
 

@@ -8,12 +8,13 @@ use std::time::{Duration, Instant};
 
 use super::alarm::Alarm;
 use super::client::{Api, GameView, MoveAnswer, ProcessFigures, RequestError};
+use super::conditional::{self, AckedTree, Forecast};
 use super::host::{CpuTicks, HostCpu};
 use super::options::{GameChoice, Options, Transport};
 use super::players::{chunk, connect_slot, register, ws_locked, Mover, Player};
 use super::report::PlayReport;
 use super::stats::Samples;
-use super::verify::{self, AckedMove, Verification};
+use super::verify::{self, Acked, AckedMove, Verification};
 use super::ws::Frames;
 use super::LoadError;
 use crate::rules::playout::Rng;
@@ -61,8 +62,8 @@ impl Pacer {
 }
 
 /// What a slot plays next, and when.
-struct Chooser {
-    rng: Rng,
+pub(super) struct Chooser {
+    pub(super) rng: Rng,
     pacer: Option<Pacer>,
 }
 
@@ -70,6 +71,8 @@ struct Plan {
     choices: Vec<GameChoice>,
     deadline: Instant,
     max_plies: i64,
+    /// The share of two-player games with conditional moves.
+    conditional: f64,
     /// Each slot's interval between moves, with `--rate`.
     slot_interval: Option<Duration>,
     slot_count: usize,
@@ -82,8 +85,9 @@ struct Plan {
 
 /// What one slot (a game in flight, then the next) saw.
 #[derive(Default)]
-struct SlotResult {
+pub(super) struct SlotResult {
     acked: Vec<AckedMove>,
+    pub(super) trees: Vec<AckedTree>,
     ack_latency: Samples,
     send_lag: Samples,
     /// Acknowledged moves due after the warm-up.
@@ -99,7 +103,7 @@ struct SlotResult {
 }
 
 impl SlotResult {
-    fn error(&mut self, error: &RequestError) {
+    pub(super) fn error(&mut self, error: &RequestError) {
         self.count_error(error.kind());
         if error.is_transport() {
             self.transport_errors += 1;
@@ -127,6 +131,14 @@ impl SlotResult {
         }
         if !answer.created {
             self.retries_acked += 1;
+        }
+        // A conditional reply is committed, and acknowledged, with the move.
+        if let Some(reply) = conditional::reply_of(&answer) {
+            self.acked.push(AckedMove {
+                game,
+                ply: reply.ply,
+                notation: reply.notation.clone(),
+            });
         }
         self.acked.push(AckedMove {
             game,
@@ -163,19 +175,24 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
     let host_before = CpuTicks::read();
     let started = Instant::now();
     let plan = Arc::new(Plan::new(options, started)?);
-    let total = play_slots(api, plan, options.seed, players, movers).await?;
+    let mut total = play_slots(api, plan, options.seed, players, movers).await?;
     let elapsed = started.elapsed();
     let after = api.process_figures().await;
     let host_cpu = host_before.zip(CpuTicks::read()).and_then(|(b, a)| b.until(a));
     let games: BTreeSet<i64> = total.games.iter().copied().collect();
+    let acked = Acked {
+        moves: std::mem::take(&mut total.acked),
+        trees: std::mem::take(&mut total.trees),
+    };
     if let Some(path) = &options.acked_out {
-        verify::write_acked(path, &total.acked)?;
+        verify::write_acked(path, &acked)?;
     }
     let verification = if options.no_verify {
         None
     } else {
-        Some(verify::verify(api, &games, &total.acked, total.transport_errors == 0).await)
+        Some(verify::verify(api, &games, &acked, total.transport_errors == 0).await)
     };
+    total.acked = acked.moves;
     let figures = Figures {
         setup,
         elapsed,
@@ -210,6 +227,7 @@ impl Plan {
             choices: options.game_choices.clone(),
             deadline: started + options.duration,
             max_plies: i64::from(options.max_plies),
+            conditional: options.conditional,
             slot_interval: options.rate.map(|rate| Duration::from_secs_f64(slots as f64 / rate)),
             slot_count: slots,
             started,
@@ -293,6 +311,7 @@ fn report(
 
 fn merge(total: &mut SlotResult, slot: SlotResult) {
     total.acked.extend(slot.acked);
+    total.trees.extend(slot.trees);
     total.ack_latency.merge(slot.ack_latency);
     total.send_lag.merge(slot.send_lag);
     total.measured_moves += slot.measured_moves;
@@ -414,11 +433,16 @@ async fn play_game(
     result: &mut SlotResult,
 ) {
     let game = state.id;
+    let mut forecast = Forecast::new(&state, plan.conditional, &mut chooser.rng);
     loop {
         let Some(seat) = seat_to_play(api, plan, players, &state, result).await else {
             return;
         };
-        let notation = state.legal[chooser.rng.below(state.legal.len())].clone();
+        if let Some(forecast) = &mut forecast {
+            forecast.leave_lines(api, players, &state, chooser, result).await;
+        }
+        let foreseen = forecast.as_ref().and_then(|f| f.pick(seat, &mut chooser.rng));
+        let notation = foreseen.unwrap_or_else(|| state.legal[chooser.rng.below(state.legal.len())].clone());
         let Some(clock) = MoveClock::start(plan, chooser.pacer.as_mut(), &mut result.send_lag).await else {
             return;
         };
@@ -427,6 +451,13 @@ async fn play_game(
         }
         let answer = send_move(api, players, mover, seat, game, &notation, state.ply).await;
         let latency = clock.scheduled.elapsed();
+        if !answer
+            .as_ref()
+            .is_ok_and(|a| forecast.as_mut().is_none_or(|f| f.follow(a)))
+        {
+            // Lost track of the position: no more trees in this game.
+            forecast = None;
+        }
         state = match answer {
             Ok(answer) => result.acknowledged(game, answer, clock.measured.then_some(latency)),
             Err(error) => match state_after(api, game, &error, result).await {

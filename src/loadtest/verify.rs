@@ -7,7 +7,10 @@
 //!   moves, and the outcome the rules give (or, for a resignation, the
 //!   winners the rules give for the seat that resigned);
 //! - every move the generator saw acknowledged is stored at its ply with
-//!   the same notation (else it is *lost*, or *mismatched*).
+//!   the same notation (else it is *lost*, or *mismatched*);
+//! - every tree of conditional moves acknowledged was honoured: a foreseen
+//!   move is followed by its reply, never stored alone
+//!   ([`super::conditional::check`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -18,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::client::{Api, GameView, StoredMove};
+use super::conditional::{self, AckedTree};
 use super::LoadError;
 use crate::rules::AnyGame;
 
@@ -28,6 +32,22 @@ pub struct AckedMove {
     pub ply: i64,
     #[serde(rename = "move")]
     pub notation: String,
+}
+
+/// What the generator saw acknowledged: moves, and trees of conditional
+/// moves.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Acked {
+    pub moves: Vec<AckedMove>,
+    pub trees: Vec<AckedTree>,
+}
+
+/// A line of the `--acked-out` file.
+#[derive(Deserialize, Serialize)]
+#[serde(untagged)]
+enum Line {
+    Move(AckedMove),
+    Tree(AckedTree),
 }
 
 /// Problems listed in the report, at most; the counts are complete.
@@ -54,6 +74,13 @@ pub struct Verification {
     /// Stored moves nobody saw acknowledged: expected after a crash or a
     /// timed-out request (committed, answer lost), a fault otherwise.
     pub unacknowledged: u64,
+    /// Trees of conditional moves acknowledged, and the replies checked
+    /// against them.
+    pub trees: u64,
+    pub replies_checked: u64,
+    /// Games whose history breaks a tree: a foreseen move stored without
+    /// its reply, or with another.
+    pub conditional_failures: u64,
     /// Whether unacknowledged moves count as a failure.
     pub unacknowledged_is_failure: bool,
     /// The first problems, described.
@@ -75,21 +102,28 @@ impl Verification {
             && self.gaps == 0
             && self.replay_failures == 0
             && self.unreadable == 0
+            && self.conditional_failures == 0
             && !(self.unacknowledged_is_failure && self.unacknowledged > 0);
     }
 }
 
 /// Checks `games` (every game of the run, including those with no move)
-/// and every move of `acked`. `strict`: a stored move that was never
-/// acknowledged is a failure (a run whose every request was answered).
-pub async fn verify(api: &Api, games: &BTreeSet<i64>, acked: &[AckedMove], strict: bool) -> Verification {
+/// and every move and tree of `acked`. `strict`: a stored move that was
+/// never acknowledged is a failure (a run whose every request was
+/// answered).
+pub async fn verify(api: &Api, games: &BTreeSet<i64>, acked: &Acked, strict: bool) -> Verification {
     let mut report = Verification {
-        acked_moves: acked.len() as u64,
+        acked_moves: acked.moves.len() as u64,
+        trees: acked.trees.len() as u64,
         unacknowledged_is_failure: strict,
         ..Verification::default()
     };
+    let mut trees: BTreeMap<i64, Vec<&AckedTree>> = BTreeMap::new();
+    for tree in &acked.trees {
+        trees.entry(tree.game).or_default().push(tree);
+    }
     let mut acked_by_game: BTreeMap<i64, BTreeMap<i64, &str>> = BTreeMap::new();
-    for record in acked {
+    for record in &acked.moves {
         let plies = acked_by_game.entry(record.game).or_default();
         match plies.get(&record.ply) {
             Some(previous) if *previous != record.notation => {
@@ -109,13 +143,21 @@ pub async fn verify(api: &Api, games: &BTreeSet<i64>, acked: &[AckedMove], stric
     for game in all {
         report.games_checked += 1;
         let acked = acked_by_game.get(&game).unwrap_or(&empty);
-        check_game(api, game, acked, &mut report).await;
+        let mut trees = trees.remove(&game).unwrap_or_default();
+        trees.sort_by_key(|t| t.ply);
+        check_game(api, game, acked, &trees, &mut report).await;
     }
     report.conclude();
     report
 }
 
-async fn check_game(api: &Api, game: i64, acked: &BTreeMap<i64, &str>, report: &mut Verification) {
+async fn check_game(
+    api: &Api,
+    game: i64,
+    acked: &BTreeMap<i64, &str>,
+    trees: &[&AckedTree],
+    report: &mut Verification,
+) {
     let (state, history) = match tokio::try_join!(api.state(game), api.history(game)) {
         Ok(read) => read,
         Err(error) => {
@@ -162,6 +204,13 @@ async fn check_game(api: &Api, game: i64, acked: &BTreeMap<i64, &str>, report: &
     if let Err(reason) = replays(api, &state, &history).await {
         report.replay_failures += 1;
         report.problem(format!("game {game}: {reason}"));
+    }
+    match conditional::check(&history, trees, state.status == "finished") {
+        Ok(replies) => report.replies_checked += replies,
+        Err(reason) => {
+            report.conditional_failures += 1;
+            report.problem(format!("game {game}: {reason}"));
+        }
     }
 }
 
@@ -258,16 +307,17 @@ async fn ended_by_players(api: &Api, state: &GameView, game: &AnyGame) -> Result
     Ok(())
 }
 
-/// Writes the acknowledged moves as JSON lines.
-pub fn write_acked(path: &Path, acked: &[AckedMove]) -> Result<(), LoadError> {
+/// Writes the acknowledged moves and trees as JSON lines.
+pub fn write_acked(path: &Path, acked: &Acked) -> Result<(), LoadError> {
     let error = |e: std::io::Error| LoadError::AckedFile {
         path: path.to_owned(),
         error: e.to_string(),
     };
     let file = std::fs::File::create(path).map_err(error)?;
     let mut out = std::io::BufWriter::new(file);
-    for record in acked {
-        let line = serde_json::to_string(record).map_err(|e| error(std::io::Error::other(e)))?;
+    let lines = (acked.moves.iter().cloned().map(Line::Move)).chain(acked.trees.iter().cloned().map(Line::Tree));
+    for record in lines {
+        let line = serde_json::to_string(&record).map_err(|e| error(std::io::Error::other(e)))?;
         writeln!(out, "{line}").map_err(error)?;
     }
     out.flush().map_err(error)?;
@@ -275,12 +325,12 @@ pub fn write_acked(path: &Path, acked: &[AckedMove]) -> Result<(), LoadError> {
 }
 
 /// Reads a file written by [`write_acked`]; blank lines are skipped.
-pub fn read_acked(path: &Path) -> Result<Vec<AckedMove>, LoadError> {
+pub fn read_acked(path: &Path) -> Result<Acked, LoadError> {
     let file = std::fs::File::open(path).map_err(|e| LoadError::AckedFile {
         path: path.to_owned(),
         error: e.to_string(),
     })?;
-    let mut acked = Vec::new();
+    let mut acked = Acked::default();
     for (index, line) in std::io::BufReader::new(file).lines().enumerate() {
         let line = line.map_err(|e| LoadError::AckedFile {
             path: path.to_owned(),
@@ -293,7 +343,10 @@ pub fn read_acked(path: &Path) -> Result<Vec<AckedMove>, LoadError> {
             path: path.to_owned(),
             error: format!("line {}: {e}", index + 1),
         })?;
-        acked.push(record);
+        match record {
+            Line::Move(record) => acked.moves.push(record),
+            Line::Tree(tree) => acked.trees.push(tree),
+        }
     }
     Ok(acked)
 }
@@ -325,6 +378,13 @@ impl std::fmt::Display for Verification {
                 " (allowed)"
             }
         );
+        if self.trees > 0 {
+            let _ = writeln!(
+                text,
+                "  conditional trees {}, replies checked {}, games breaking a tree {}",
+                self.trees, self.replies_checked, self.conditional_failures
+            );
+        }
         for problem in &self.problems {
             let _ = writeln!(text, "  - {problem}");
         }
@@ -341,21 +401,29 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("tavoliere-acked-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("a directory");
         let path = dir.join("acked.jsonl");
-        let acked = vec![
-            AckedMove {
-                game: 1,
-                ply: 1,
-                notation: "d4".to_owned(),
-            },
-            AckedMove {
+        let acked = Acked {
+            moves: vec![
+                AckedMove {
+                    game: 1,
+                    ply: 1,
+                    notation: "d4".to_owned(),
+                },
+                AckedMove {
+                    game: 2,
+                    ply: 7,
+                    notation: "k10".to_owned(),
+                },
+            ],
+            trees: vec![AckedTree {
                 game: 2,
-                ply: 7,
-                notation: "k10".to_owned(),
-            },
-        ];
+                ply: 4,
+                lines: vec![vec!["a1".to_owned(), "h8".to_owned()]],
+            }],
+        };
         write_acked(&path, &acked).expect("written");
         let text = std::fs::read_to_string(&path).expect("read");
         assert_eq!(text.lines().next(), Some(r#"{"game":1,"ply":1,"move":"d4"}"#));
+        assert_eq!(text.lines().nth(2), Some(r#"{"game":2,"ply":4,"lines":[["a1","h8"]]}"#));
         assert_eq!(read_acked(&path).expect("parsed"), acked);
         std::fs::write(&path, "{\"game\":1}\n").expect("written");
         assert!(matches!(read_acked(&path), Err(LoadError::AckedFile { .. })));

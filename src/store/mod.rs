@@ -1,6 +1,6 @@
 //! Storage: the store's traits, one per aggregate ([`PlayerStore`],
-//! [`GameStore`], [`ClockStore`], [`NotifyStore`], [`RatingStore`],
-//! together [`Store`]), over
+//! [`GameStore`], [`ClockStore`], [`ConditionalStore`], [`NotifyStore`],
+//! [`RatingStore`], together [`Store`]), over
 //! two backends (SQLite, PostgreSQL) chosen once at start-up from the
 //! database URL.
 //!
@@ -23,6 +23,7 @@
 pub mod announce;
 mod backend;
 mod clocks;
+mod conditionals;
 mod error;
 mod games;
 mod group_commit;
@@ -41,14 +42,16 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 pub use clocks::ClockStore;
+pub use conditionals::ConditionalStore;
 pub use error::{StoreError, StoreResult};
 pub use games::GameStore;
 pub use group_commit::CommitStats;
 pub use model::{
-    Credentials, DeadlineChange, DeliveryRow, Event, EventRow, GameFilter, GameRecord, GameRow, GameUpdate, MoveRow,
-    NewDelivery, NewGame, NewMove, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox, PlayedGame,
-    Player, PlayerChange, PlayerEvent, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow, RatingValues,
-    Reminder, SeatRow, SettingsUpdate, Settlement, Waiting,
+    ConditionalRow, ConditionalTrees, ConditionalWrite, Credentials, DeadlineChange, DeliveryRow, Event, EventRow,
+    GameFilter, GameRecord, GameRow, GameUpdate, MoveRow, NewConditional, NewDelivery, NewGame, NewMove, NewPassword,
+    NewPlayer, NewToken, NewVacation, NotifySettings, Outbox, PlayedGame, Player, PlayerChange, PlayerEvent,
+    PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow, RatingValues, Reminder, SeatRow, SettingsUpdate,
+    Settlement, Waiting,
 };
 pub use notify::NotifyStore;
 pub use players::PlayerStore;
@@ -58,7 +61,9 @@ pub use sqlite::SqliteStore;
 
 /// Everything the service stores, on one backend.
 #[async_trait]
-pub trait Store: PlayerStore + GameStore + ClockStore + NotifyStore + RatingStore + Send + Sync + 'static {
+pub trait Store:
+    PlayerStore + GameStore + ClockStore + ConditionalStore + NotifyStore + RatingStore + Send + Sync + 'static
+{
     /// Which backend, for logs and metrics.
     fn backend(&self) -> &'static str;
     async fn ping(&self) -> StoreResult<()>;

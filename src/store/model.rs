@@ -100,6 +100,8 @@ pub struct GameRow {
     pub rematch_of: Option<i64>,
     /// The rematch offered after this one.
     pub rematch: Option<i64>,
+    /// The version of the game's conditional trees (see [`ConditionalWrite`]).
+    pub conditional_rev: i64,
 }
 
 /// A seat: who sits there, or who it is reserved for.
@@ -228,7 +230,9 @@ pub struct GameUpdate {
     pub now: i64,
     /// `(seat, player)`: a player takes an open seat.
     pub sit: Vec<(Seat, i64)>,
-    pub insert_move: Option<NewMove>,
+    /// The moves played, in order: one, or two when a conditional reply
+    /// answers the first.
+    pub insert_moves: Vec<NewMove>,
     /// A move taken back.
     pub delete_move: Option<i64>,
     pub events: Vec<Event>,
@@ -238,6 +242,58 @@ pub struct GameUpdate {
     pub reminder_at: Option<i64>,
     /// The rating changes of a rated game's end, by player id.
     pub ratings: Vec<RatingChange>,
+    /// The game's `conditional_rev` this change was decided on: checked
+    /// like `expected_seq`.
+    pub expected_rev: i64,
+    /// A change of the conditional trees, in the same transaction; it bumps
+    /// `conditional_rev`.
+    pub conditional: Option<ConditionalWrite>,
+}
+
+impl GameUpdate {
+    /// The game's `conditional_rev` once this change is committed.
+    pub fn new_rev(&self) -> i64 {
+        self.expected_rev + i64::from(self.conditional.is_some())
+    }
+}
+
+/// A change of a game's conditional trees.
+#[derive(Clone, Debug)]
+pub enum ConditionalWrite {
+    /// The player's tree, replacing any they had.
+    Put(NewConditional),
+    /// The player's tree goes (played out, left, or withdrawn).
+    Delete { player_id: i64 },
+    /// Every tree of the game goes (a takeback, the game over).
+    DeleteAll,
+}
+
+/// A tree of conditional moves to store.
+#[derive(Clone, Debug)]
+pub struct NewConditional {
+    pub player_id: i64,
+    /// The ply of the position the tree starts from.
+    pub ply: i64,
+    /// The canonical lines, `[[their move, my reply, …], …]`.
+    pub lines: Value,
+}
+
+/// A stored tree of conditional moves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConditionalRow {
+    pub player_id: i64,
+    pub ply: i64,
+    pub lines: Value,
+    pub updated_at: i64,
+}
+
+/// A game's conditional trees as of version `rev` (its
+/// `conditional_rev`): every change of them bumps the version, so trees
+/// read at a version stay true for as long as the game is at it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ConditionalTrees {
+    pub rev: i64,
+    pub trees: Vec<ConditionalRow>,
 }
 
 impl GameRow {
@@ -254,6 +310,7 @@ impl GameRow {
         self.clock.clone_from(&update.clock);
         self.deadline = update.deadline;
         self.reminder_at = update.reminder_at;
+        self.conditional_rev = update.new_rev();
     }
 }
 

@@ -2,7 +2,9 @@
 //! model: each turns into its model, or into an error when the stored
 //! values break the schema's promises.
 
-use super::{SeatRow, StoreError};
+use serde_json::Value;
+
+use super::{ConditionalRow, ConditionalTrees, SeatRow, StoreError};
 use crate::domain::Seat;
 
 /// A seat joined with the names of whoever sits there and whoever it is
@@ -52,6 +54,42 @@ fn named(id: Option<i64>, name: Option<String>) -> Result<Option<(i64, String)>,
     }
 }
 
+/// A game's version of its conditional trees, joined with one of them
+/// (none: every tree column is `NULL`).
+#[derive(Debug, sqlx::FromRow)]
+pub struct ConditionalRecord {
+    pub rev: i64,
+    pub player_id: Option<i64>,
+    pub ply: Option<i64>,
+    pub lines: Option<Value>,
+    pub updated_at: Option<i64>,
+}
+
+impl ConditionalRecord {
+    /// The trees of the rows of one game (no rows: no such game).
+    pub fn gather(rows: Vec<ConditionalRecord>) -> Result<ConditionalTrees, StoreError> {
+        let rev = rows.first().map_or(0, |r| r.rev);
+        let mut trees = Vec::with_capacity(rows.len());
+        for row in rows {
+            match (row.player_id, row.ply, row.lines, row.updated_at) {
+                (Some(player_id), Some(ply), Some(lines), Some(updated_at)) => trees.push(ConditionalRow {
+                    player_id,
+                    ply,
+                    lines,
+                    updated_at,
+                }),
+                (None, ..) => {}
+                _ => {
+                    return Err(StoreError::BadRow(sqlx::Error::Decode(
+                        "a conditional tree with empty columns".into(),
+                    )))
+                }
+            }
+        }
+        Ok(ConditionalTrees { rev, trees })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use sqlx::sqlite::SqlitePoolOptions;
@@ -86,7 +124,7 @@ mod tests {
          1 AS public, 0 AS ply, ?2 AS to_move, NULL AS outcome, 0 AS draw_offer, 0 AS takeback_offer, \
          1 AS event_seq, 1 AS created_by, 0 AS created_at, 0 AS updated_at, NULL AS time_control, \
          NULL AS clock, NULL AS deadline, NULL AS reminder_at, 1 AS rated, NULL AS rating_min, \
-         NULL AS rating_max, NULL AS rematch_of, NULL AS rematch";
+         NULL AS rating_max, NULL AS rematch_of, NULL AS rematch, 0 AS conditional_rev";
 
     /// Rows decode into the domain's words; a stored status or seat that
     /// names none is an error of the store, not a panic.

@@ -13,10 +13,11 @@ use super::backend::{Affected, Decoded, Param};
 use super::{PlayerEvent, RatingChange, StoreError, StoreResult};
 
 /// Guarded update of a game's row: matches nothing when the game is no
-/// longer at the expected event number (`$13`).
+/// longer at the expected event number (`$14`) and version of its
+/// conditional trees (`$15`).
 pub const UPDATE_GAME: &str = "UPDATE games SET status = $1, ply = $2, to_move = $3, outcome = $4, \
      draw_offer = $5, takeback_offer = $6, event_seq = $7, updated_at = $8, clock = $9, deadline = $10, \
-     reminder_at = $11 WHERE id = $12 AND event_seq = $13";
+     reminder_at = $11, conditional_rev = $12 WHERE id = $13 AND event_seq = $14 AND conditional_rev = $15";
 
 /// A player takes an open seat; matches nothing when it is taken.
 pub const SIT: &str = "UPDATE seats SET player_id = $1 WHERE game_id = $2 AND seat = $3 AND player_id IS NULL";
@@ -25,6 +26,15 @@ pub const DELETE_MOVE: &str = "DELETE FROM moves WHERE game_id = $1 AND ply = $2
 
 pub const INSERT_MOVE: &str = "INSERT INTO moves (game_id, ply, seat, player_id, notation, effect, message, \
      created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+
+/// A player's tree of conditional moves, replacing theirs.
+pub const PUT_CONDITIONAL: &str = "INSERT INTO conditionals (game_id, player_id, ply, lines, updated_at) \
+     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (game_id, player_id) DO UPDATE SET ply = excluded.ply, \
+     lines = excluded.lines, updated_at = excluded.updated_at";
+
+pub const DELETE_CONDITIONAL: &str = "DELETE FROM conditionals WHERE game_id = $1 AND player_id = $2";
+
+pub const DELETE_CONDITIONALS: &str = "DELETE FROM conditionals WHERE game_id = $1";
 
 pub const INSERT_GAME: &str = "INSERT INTO games (game, variant, status, public, ply, to_move, event_seq, \
      created_by, created_at, updated_at, time_control, rated, rating_min, rating_max, rematch_of) \

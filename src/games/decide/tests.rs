@@ -6,13 +6,13 @@ use super::*;
 use crate::clock::{Scale, TimeControl};
 use crate::store::{GameRow, SeatRow};
 
-const ALICE: i64 = 1;
-const BOB: i64 = 2;
+pub(super) const ALICE: i64 = 1;
+pub(super) const BOB: i64 = 2;
 const CAROL: i64 = 3;
-const NOW: i64 = 1_000_000;
-const DAY: i64 = 1_000;
+pub(super) const NOW: i64 = 1_000_000;
+pub(super) const DAY: i64 = 1_000;
 
-fn player(id: i64, name: &str) -> Player {
+pub(super) fn player(id: i64, name: &str) -> Player {
     Player {
         id,
         name: name.to_owned(),
@@ -21,13 +21,13 @@ fn player(id: i64, name: &str) -> Player {
     }
 }
 
-fn seat(n: u8) -> Seat {
+pub(super) fn seat(n: u8) -> Seat {
     Seat::from(n)
 }
 
 /// A stored Gravity game between alice (seat 0) and bob (seat 1) after
 /// `moves`, active unless the moves end it.
-fn gravity(moves: &[&str]) -> (GameRecord, AnyGame) {
+pub(super) fn gravity(moves: &[&str]) -> (GameRecord, AnyGame) {
     let game = AnyGame::replay("gravity", None, moves).expect("a legal line");
     let record = GameRecord {
         row: GameRow {
@@ -54,6 +54,7 @@ fn gravity(moves: &[&str]) -> (GameRecord, AnyGame) {
             rating_max: None,
             rematch_of: None,
             rematch: None,
+            conditional_rev: 0,
         },
         seats: vec![
             SeatRow {
@@ -80,7 +81,7 @@ fn no_clock() -> Schedule {
     }
 }
 
-fn correspondence(days: u32) -> Schedule {
+pub(super) fn correspondence(days: u32) -> Schedule {
     Schedule {
         clock: Clock::new(
             TimeControl::Correspondence {
@@ -95,7 +96,7 @@ fn correspondence(days: u32) -> Schedule {
     }
 }
 
-fn command(notation: &str, ply: i64) -> MoveCommand {
+pub(super) fn command(notation: &str, ply: i64) -> MoveCommand {
     MoveCommand {
         notation: notation.into(),
         ply,
@@ -125,21 +126,22 @@ fn decide_with(
         now,
         schedule,
         pauses: &SeatPauses::default(),
+        conditionals: &[],
     })
 }
 
-fn played(decision: GameResult<MoveDecision>) -> Played {
+pub(super) fn played(decision: GameResult<MoveDecision>) -> Played {
     match decision {
         Ok(MoveDecision::Play(played)) => *played,
         other => panic!("expected a move to play, got {other:?}"),
     }
 }
 
-fn kinds(progress: &Progress) -> Vec<&'static str> {
+pub(super) fn kinds(progress: &Progress) -> Vec<&'static str> {
     progress.events.iter().map(GameEvent::kind).collect()
 }
 
-fn notices(progress: &Progress) -> Vec<(i64, &'static str)> {
+pub(super) fn notices(progress: &Progress) -> Vec<(i64, &'static str)> {
     progress.notices.iter().map(|(p, n)| (*p, n.kind())).collect()
 }
 
@@ -155,7 +157,9 @@ fn a_legal_move_is_stored_announced_and_passes_the_turn() {
     assert_eq!(update.to_move, Some(seat(1)));
     assert_eq!(update.status, GameStatus::Active);
     assert_eq!(update.expected_seq, 10);
-    let stored = update.insert_move.as_ref().expect("a move to insert");
+    let [stored] = update.insert_moves.as_slice() else {
+        panic!("one move to insert: {:?}", update.insert_moves)
+    };
     assert_eq!((stored.ply, stored.seat, stored.player_id), (1, seat(0), ALICE));
     assert_eq!(stored.notation, "d4");
     assert_eq!(stored.message.as_deref(), Some("good luck"));

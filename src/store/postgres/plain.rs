@@ -12,7 +12,7 @@ use crate::store::{Event, GameUpdate, NewMove, StoreError, StoreResult};
 
 /// Splits a batch, by index, into the updates that can be written with one
 /// statement per table (no seat taken, no move taken back, no rating
-/// changed, the first update
+/// changed, no conditional tree written, the first update
 /// of its game in the batch, so its guard sees the game as it was before
 /// the batch) and the rest (creations among them), written one by one
 /// after them, in order.
@@ -23,7 +23,11 @@ pub fn split_plain(batch: &[Change]) -> (Vec<usize>, Vec<usize>) {
         let is_plain = match change {
             Change::Update(update) => {
                 let first = seen.insert(update.id);
-                first && update.sit.is_empty() && update.delete_move.is_none() && update.ratings.is_empty()
+                first
+                    && update.sit.is_empty()
+                    && update.delete_move.is_none()
+                    && update.ratings.is_empty()
+                    && update.conditional.is_none()
             }
             Change::Create(_) | Change::Notify(..) => false,
         };
@@ -56,7 +60,7 @@ impl<'a> PlainRows<'a> {
         PlainRows {
             moves: through
                 .iter()
-                .filter_map(|u| u.insert_move.as_ref().map(|m| (*u, m)))
+                .flat_map(|u| u.insert_moves.iter().map(move |m| (*u, m)))
                 .collect(),
             events: through
                 .iter()
@@ -138,10 +142,12 @@ async fn update_games(tx: &mut Transaction<'_, Postgres>, batch: &[&GameUpdate])
          draw_offer = v.draw_offer, takeback_offer = v.takeback_offer, event_seq = v.event_seq, \
          updated_at = v.updated_at, clock = v.clock, deadline = v.deadline, reminder_at = v.reminder_at \
          FROM UNNEST($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::jsonb[], \
-         $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::jsonb[], $12::bigint[], $13::bigint[]) \
+         $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::jsonb[], $12::bigint[], $13::bigint[], \
+         $14::bigint[]) \
          AS v (id, expected, status, ply, to_move, outcome, draw_offer, takeback_offer, event_seq, updated_at, \
-         clock, deadline, reminder_at) \
-         WHERE games.id = v.id AND games.event_seq = v.expected RETURNING games.id",
+         clock, deadline, reminder_at, rev) \
+         WHERE games.id = v.id AND games.event_seq = v.expected AND games.conditional_rev = v.rev \
+         RETURNING games.id",
     )
     .bind(column(|u| u.id))
     .bind(column(|u| u.expected_seq))
@@ -161,6 +167,8 @@ async fn update_games(tx: &mut Transaction<'_, Postgres>, batch: &[&GameUpdate])
     .bind(batch.iter().map(|u| u.clock.clone()).collect::<Vec<Option<Value>>>())
     .bind(batch.iter().map(|u| u.deadline).collect::<Vec<Option<i64>>>())
     .bind(batch.iter().map(|u| u.reminder_at).collect::<Vec<Option<i64>>>())
+    // A plain update writes no tree, so the version stays.
+    .bind(column(|u| u.expected_rev))
     .fetch_all(&mut **tx)
     .await
     .map_err(StoreError::from_write)?

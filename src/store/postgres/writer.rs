@@ -13,7 +13,7 @@ use sqlx::{Postgres, Transaction};
 
 use super::plain;
 use crate::store::group_commit::{Change, Done, GroupCommit};
-use crate::store::{sql, Event, GameUpdate, NewGame, Outbox, StoreError, StoreResult};
+use crate::store::{sql, ConditionalWrite, Event, GameUpdate, NewGame, Outbox, StoreError, StoreResult};
 
 /// Writes `update` inside `tx`. `Ok(false)` when its guard
 /// refused it (the game is no longer at `expected_seq`) before
@@ -35,8 +35,10 @@ async fn apply_update(tx: &mut Transaction<'_, Postgres>, update: &GameUpdate) -
         .bind(&update.clock)
         .bind(update.deadline)
         .bind(update.reminder_at)
+        .bind(update.new_rev())
         .bind(update.id)
         .bind(update.expected_seq)
+        .bind(update.expected_rev)
         .execute(&mut **tx)
         .await
         .map_err(StoreError::from_write)?
@@ -64,7 +66,7 @@ async fn apply_update(tx: &mut Transaction<'_, Postgres>, update: &GameUpdate) -
             .execute(&mut **tx)
             .await?;
     }
-    if let Some(m) = &update.insert_move {
+    for m in &update.insert_moves {
         sqlx::query(sql::INSERT_MOVE)
             .bind(update.id)
             .bind(m.ply)
@@ -78,12 +80,35 @@ async fn apply_update(tx: &mut Transaction<'_, Postgres>, update: &GameUpdate) -
             .await
             .map_err(StoreError::from_write)?;
     }
+    if let Some(write) = &update.conditional {
+        write_conditional(tx, update.id, write, update.now).await?;
+    }
     insert_game_events(tx, update.id, update.expected_seq + 1, &update.events, update.now)
         .await
         .map_err(StoreError::from_write)?;
     sql::insert_player_events(tx, update.id, &update.player_events, update.now).await?;
     sql::write_ratings(tx, &update.ratings).await?;
     Ok(true)
+}
+
+async fn write_conditional(
+    tx: &mut Transaction<'_, Postgres>,
+    game_id: i64,
+    write: &ConditionalWrite,
+    now: i64,
+) -> Result<(), sqlx::Error> {
+    let statement = match write {
+        ConditionalWrite::Put(tree) => sqlx::query(sql::PUT_CONDITIONAL)
+            .bind(game_id)
+            .bind(tree.player_id)
+            .bind(tree.ply)
+            .bind(&tree.lines)
+            .bind(now),
+        ConditionalWrite::Delete { player_id } => sqlx::query(sql::DELETE_CONDITIONAL).bind(game_id).bind(*player_id),
+        ConditionalWrite::DeleteAll => sqlx::query(sql::DELETE_CONDITIONALS).bind(game_id),
+    };
+    statement.execute(&mut **tx).await?;
+    Ok(())
 }
 
 /// Commits a batch of updates, together when it can. Returns one

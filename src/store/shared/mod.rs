@@ -16,9 +16,9 @@ use super::announce::Announcement;
 use super::backend::{Affected, Backend, Decoded, Param};
 use super::rows::{SeatRecord, SEATS_OF_GAME};
 use super::{
-    sql, ClockStore, CommitStats, Credentials, DeadlineChange, EventRow, GameFilter, GameRecord, GameRow, GameStore,
-    GameUpdate, MoveRow, NewGame, NewPlayer, NewToken, NewVacation, Player, PlayerChange, PlayerStore, RatingStore,
-    Reminder, SeatRow, Store, StoreError, StoreResult,
+    sql, ClockStore, CommitStats, ConditionalStore, Credentials, DeadlineChange, EventRow, GameFilter, GameRecord,
+    GameRow, GameStore, GameUpdate, MoveRow, NewGame, NewPlayer, NewToken, NewVacation, Player, PlayerChange,
+    PlayerStore, RatingStore, Reminder, SeatRow, Store, StoreError, StoreResult,
 };
 use super::{DeliveryRow, NotifySettings, NotifyStore, Outbox, Settlement, Waiting};
 use crate::domain::GameStatus;
@@ -26,7 +26,7 @@ use crate::domain::GameStatus;
 #[async_trait]
 impl<B> Store for B
 where
-    B: Backend + PlayerStore + GameStore + ClockStore + NotifyStore + RatingStore,
+    B: Backend + PlayerStore + GameStore + ClockStore + ConditionalStore + NotifyStore + RatingStore,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
 {
     fn backend(&self) -> &'static str {
@@ -200,7 +200,7 @@ where
 const GAME: &str = "SELECT g.id, g.game, g.variant, g.status, g.public, g.ply, g.to_move, g.outcome, \
      g.draw_offer, g.takeback_offer, g.event_seq, g.created_by, g.created_at, g.updated_at, \
      g.time_control, g.clock, g.deadline, g.reminder_at, g.rated, g.rating_min, g.rating_max, g.rematch_of, \
-     g.rematch FROM games g";
+     g.rematch, g.conditional_rev FROM games g";
 
 const MOVE: &str = "SELECT m.ply, m.seat, m.player_id, p.name AS player_name, m.notation, m.effect, \
      m.message, m.created_at FROM moves m JOIN players p ON p.id = m.player_id";

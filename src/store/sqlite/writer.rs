@@ -16,7 +16,9 @@ use rusqlite::{params, Connection, ErrorCode, OpenFlags, Transaction, Transactio
 use serde_json::Value;
 
 use crate::store::group_commit::{Change, Done};
-use crate::store::{sql, Event, GameUpdate, NewGame, Outbox, PlayerEvent, RatingChange, StoreError, StoreResult};
+use crate::store::{
+    sql, ConditionalWrite, Event, GameUpdate, NewGame, Outbox, PlayerEvent, RatingChange, StoreError, StoreResult,
+};
 
 /// How long a write waits for another process's write lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -255,8 +257,10 @@ fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
                 update.clock.as_ref().map(json),
                 update.deadline,
                 update.reminder_at,
+                update.new_rev(),
                 update.id,
                 update.expected_seq,
+                update.expected_rev,
             ])
         })
         .map_err(store_error)?;
@@ -277,7 +281,7 @@ fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
             .and_then(|mut statement| statement.execute(params![update.id, ply]))
             .map_err(store_error)?;
     }
-    if let Some(m) = &update.insert_move {
+    for m in &update.insert_moves {
         tx.prepare_cached(sql::INSERT_MOVE)
             .and_then(|mut statement| {
                 statement.execute(params![
@@ -292,6 +296,9 @@ fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
                 ])
             })
             .map_err(store_error)?;
+    }
+    if let Some(write) = &update.conditional {
+        write_conditional(tx, update.id, write, update.now)?;
     }
     insert_game_events(tx, update.id, update.expected_seq + 1, &update.events, update.now)?;
     insert_player_events(tx, update.id, &update.player_events, update.now)?;
@@ -367,6 +374,22 @@ fn write_ratings(tx: &Transaction, changes: &[RatingChange]) -> ChangeResult<()>
             })
             .map_err(store_error)?;
     }
+    Ok(())
+}
+
+fn write_conditional(tx: &Transaction, game_id: i64, write: &ConditionalWrite, now: i64) -> ChangeResult<()> {
+    match write {
+        ConditionalWrite::Put(tree) => tx.prepare_cached(sql::PUT_CONDITIONAL).and_then(|mut statement| {
+            statement.execute(params![game_id, tree.player_id, tree.ply, json(&tree.lines), now])
+        }),
+        ConditionalWrite::Delete { player_id } => tx
+            .prepare_cached(sql::DELETE_CONDITIONAL)
+            .and_then(|mut statement| statement.execute(params![game_id, player_id])),
+        ConditionalWrite::DeleteAll => tx
+            .prepare_cached(sql::DELETE_CONDITIONALS)
+            .and_then(|mut statement| statement.execute(params![game_id])),
+    }
+    .map_err(store_error)?;
     Ok(())
 }
 
