@@ -53,6 +53,8 @@ pub struct Config {
     pub notify: crate::notify::NotifyConfig,
     #[command(flatten)]
     pub realtime: RealtimeConfig,
+    #[command(flatten)]
+    pub mail: crate::mail::MailConfig,
 }
 
 impl Config {
@@ -64,6 +66,7 @@ impl Config {
             vacation_days: self.vacation_days,
             day_ms: self.clock_day_ms,
             webhook_allow_private: self.notify.webhook_allow_private,
+            mail_domain: None,
         }
     }
 
@@ -138,6 +141,7 @@ impl Config {
             vacation_days: 30,
             notify: crate::notify::NotifyConfig::default(),
             realtime: RealtimeConfig::default(),
+            mail: crate::mail::MailConfig::default(),
         }
     }
 }

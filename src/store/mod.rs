@@ -1,7 +1,7 @@
 //! Storage: the store's traits, one per aggregate ([`PlayerStore`],
-//! [`GameStore`], [`ClockStore`], [`NotifyStore`], together [`Store`]), over
-//! two backends (SQLite, PostgreSQL) chosen once at start-up from the
-//! database URL.
+//! [`GameStore`], [`ClockStore`], [`NotifyStore`], [`MailStore`], together
+//! [`Store`]), over two backends (SQLite, PostgreSQL) chosen once at
+//! start-up from the database URL.
 //!
 //! Both databases run the same SQL (numbered `$n` parameters work in both),
 //! so the traits are implemented once, in `shared/`, for every
@@ -25,6 +25,7 @@ mod clocks;
 mod error;
 mod games;
 mod group_commit;
+mod mail;
 mod model;
 pub mod notify;
 mod players;
@@ -41,10 +42,11 @@ use async_trait::async_trait;
 pub use clocks::ClockStore;
 pub use error::{StoreError, StoreResult};
 pub use games::GameStore;
+pub use mail::MailStore;
 pub use group_commit::CommitStats;
 pub use model::{
-    Credentials, DeadlineChange, DeliveryRow, Event, EventRow, GameFilter, GameRecord, GameRow, GameUpdate, MoveRow,
-    NewDelivery, NewGame, NewMove, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox, Player,
+    Credentials, DeadlineChange, DeliveryRow, Event, EventRow, GameFilter, GameRecord, GameRow, GameUpdate, InboxRow,
+    MailSettlement, MoveRow, NewDelivery, NewMail, NewGame, NewMove, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox, Player,
     PlayerChange, PlayerEvent, Reminder, SeatRow, SettingsUpdate, Settlement, Waiting,
 };
 pub use notify::NotifyStore;
@@ -54,7 +56,7 @@ pub use sqlite::SqliteStore;
 
 /// Everything the service stores, on one backend.
 #[async_trait]
-pub trait Store: PlayerStore + GameStore + ClockStore + NotifyStore + Send + Sync + 'static {
+pub trait Store: PlayerStore + GameStore + ClockStore + NotifyStore + MailStore + Send + Sync + 'static {
     /// Which backend, for logs and metrics.
     fn backend(&self) -> &'static str;
     async fn ping(&self) -> StoreResult<()>;

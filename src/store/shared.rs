@@ -5,6 +5,8 @@
 //! rather than to run. Games are read here and written through the
 //! backend's group-commit writer.
 
+mod mail;
+
 use async_trait::async_trait;
 use serde_json::Value;
 use sqlx::{Database, Executor, IntoArguments};
@@ -15,7 +17,7 @@ use super::backend::{Affected, Backend, Decoded, Param};
 use super::rows::{SeatRecord, SEATS_OF_GAME};
 use super::{
     sql, ClockStore, CommitStats, Credentials, DeadlineChange, EventRow, GameFilter, GameRecord, GameRow, GameStore,
-    GameUpdate, MoveRow, NewGame, NewPlayer, NewToken, NewVacation, Player, PlayerChange, PlayerStore, Reminder,
+    GameUpdate, MailStore, MoveRow, NewGame, NewPlayer, NewToken, NewVacation, Player, PlayerChange, PlayerStore, Reminder,
     SeatRow, Store, StoreError, StoreResult,
 };
 use super::{DeliveryRow, NotifySettings, NotifyStore, Outbox, Settlement, Waiting};
@@ -24,7 +26,7 @@ use crate::domain::GameStatus;
 #[async_trait]
 impl<B> Store for B
 where
-    B: Backend + PlayerStore + GameStore + ClockStore + NotifyStore,
+    B: Backend + PlayerStore + GameStore + ClockStore + NotifyStore + MailStore,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
 {
     fn backend(&self) -> &'static str {
