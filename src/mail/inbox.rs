@@ -244,7 +244,7 @@ impl Inbox {
         let json = serde_json::to_string(&stored)?;
         let outcome = format!("{} commands run", script.steps.len());
         self.settle(row, "replying", Some(json), outcome).await?;
-        self.send(row).await
+        self.deliver(row, Some(stored)).await
     }
 
     /// Where a reply to the answer goes: a token for the last game a
@@ -260,10 +260,11 @@ impl Inbox {
 
     /// Sends a mail's stored reply, to the player's registered address.
     async fn send(&self, row: &InboxRow) -> Result<()> {
-        let stored: Option<StoredReply> = row
-            .reply
-            .as_deref()
-            .and_then(|json| serde_json::from_str(json).ok());
+        let stored = row.reply.as_deref().and_then(|json| serde_json::from_str(json).ok());
+        self.deliver(row, stored).await
+    }
+
+    async fn deliver(&self, row: &InboxRow, stored: Option<StoredReply>) -> Result<()> {
         let (Some(stored), Some(mailer)) = (stored, &self.mailer) else {
             tracing::warn!(mail = row.id, "the reply cannot be sent: no reply, or no --smtp-host");
             return self.settle(row, "done", None, "reply not sent: no outbound SMTP".into()).await;

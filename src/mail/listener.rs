@@ -25,6 +25,8 @@ use super::MailConfig;
 
 /// Errors a session may make before it is closed.
 const MAX_ERRORS: usize = 20;
+/// Longest command line taken, with some room over RFC 5321's 512.
+const MAX_LINE: usize = 2048;
 
 /// The limits of the listener.
 #[derive(Clone, Copy, Debug)]
@@ -91,6 +93,20 @@ struct Session {
     /// Each recipient with the player it names.
     recipients: Vec<(String, i64)>,
     errors: usize,
+}
+
+/// Skips a command line longer than RFC 5321 allows (and than
+/// `smtp-proto` buffers) when it is whole in `bytes`; the parser refuses a
+/// long line that comes in pieces itself.
+fn skip_long_line(bytes: &mut std::slice::Iter<'_, u8>) -> bool {
+    let rest = bytes.as_slice();
+    match rest.iter().position(|&b| b == b'\n') {
+        Some(end) if end > MAX_LINE => {
+            *bytes = rest[end + 1..].iter();
+            true
+        }
+        _ => false,
+    }
 }
 
 fn reply(out: &mut Vec<u8>, code: u16, esc: [u8; 3], message: &str) {
@@ -167,6 +183,10 @@ impl Session {
                 let too_big = *too_big;
                 *mode = Mode::Commands;
                 self.end_of_data(message, too_big, out).await;
+                continue;
+            }
+            if skip_long_line(bytes) {
+                self.refuse(&SmtpError::ResponseTooLong, out);
                 continue;
             }
             let request = match requests.ingest(bytes) {
