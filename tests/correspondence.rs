@@ -15,7 +15,6 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 use sha2::Sha256;
 use tavoliere::Config;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
 
 /// A config with short clock days and quick background passes.

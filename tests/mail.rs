@@ -129,7 +129,10 @@ impl World {
     async fn send(&self, name: &str, to: &str, subject: &str, body: &str) -> (u16, String) {
         let id = next_id();
         let message = message(&format!("{name}@example.org"), to, subject, &id, body);
-        (mail(self.smtp, &format!("{name}@example.org"), &[to], &message).await, id)
+        (
+            mail(self.smtp, &format!("{name}@example.org"), &[to], &message).await,
+            id,
+        )
     }
 
     /// All mails to `name` so far, parsed.
@@ -186,7 +189,11 @@ impl World {
 static IDS: AtomicU64 = AtomicU64::new(0);
 
 fn next_id() -> String {
-    format!("{}.{}@client.test", std::process::id(), IDS.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "{}.{}@client.test",
+        std::process::id(),
+        IDS.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 fn message(from: &str, to: &str, subject: &str, id: &str, body: &str) -> String {
@@ -211,23 +218,37 @@ async fn a_whole_gravity_game_by_mail_one_player_by_reply_the_other_by_commands(
     let alice = w.register("alice").await;
     w.register("bob").await;
     let alice_address = w.mail_address(&alice).await;
-    assert!(alice_address.starts_with("alice.") && alice_address.ends_with(&format!("@{DOMAIN}")), "{alice_address}");
+    assert!(
+        alice_address.starts_with("alice.") && alice_address.ends_with(&format!("@{DOMAIN}")),
+        "{alice_address}"
+    );
 
     // Alice challenges Bob by mail; Bob accepts by replying to the invitation.
-    let (code, id) = w.send("alice", &alice_address, "new game", "challenge bob gravity").await;
+    let (code, id) = w
+        .send("alice", &alice_address, "new game", "challenge bob gravity")
+        .await;
     assert_eq!(code, 250);
     let reply = w.reply("alice", &id).await;
     assert_eq!(reply.header("Subject"), Some("Re: new game"));
-    assert!(reply.header("Content-Type").unwrap().contains("text/plain; charset=utf-8"));
+    assert!(reply
+        .header("Content-Type")
+        .unwrap()
+        .contains("text/plain; charset=utf-8"));
     let game = new_game(&reply);
     let invitation = w.mail_with("bob", "invites you").await;
     let token = invitation.reply_to();
     assert!(token.starts_with(&format!("play-{game}-")), "{token}");
-    let (code, id) = w.send("bob", &token, "Re: invitation", &quoting("accept", &invitation)).await;
+    let (code, id) = w
+        .send("bob", &token, "Re: invitation", &quoting("accept", &invitation))
+        .await;
     assert_eq!(code, 250);
     let reply = w.reply("bob", &id).await;
     assert!(reply.body.contains("> accept\n"), "{}", reply.body);
-    assert!(reply.body.contains("You joined. It is alice's turn (move 1)."), "{}", reply.body);
+    assert!(
+        reply.body.contains("You joined. It is alice's turn (move 1)."),
+        "{}",
+        reply.body
+    );
     assert_eq!(w.state(game).await["status"], "active");
 
     // Yellow (Alice) builds a1-a4 by commands; Red (Bob) answers each board
@@ -246,7 +267,11 @@ async fn a_whole_gravity_game_by_mail_one_player_by_reply_the_other_by_commands(
         let reply = w.reply("alice", &id).await;
         assert!(reply.body.contains(&format!("You played {mv} ")), "{}", reply.body);
         let board = w.board(game).await;
-        assert!(reply.body.contains(board.trim_end()), "the board in the reply:\n{}", reply.body);
+        assert!(
+            reply.body.contains(board.trim_end()),
+            "the board in the reply:\n{}",
+            reply.body
+        );
         let Some(answer) = bob_moves.get(turn) else {
             assert!(reply.body.contains("The game is over: alice won"), "{}", reply.body);
             break;
@@ -254,12 +279,27 @@ async fn a_whole_gravity_game_by_mail_one_player_by_reply_the_other_by_commands(
         assert!(reply.body.contains("It is bob's turn"), "{}", reply.body);
         let board_mail = w.mail_with("bob", &format!("(move {})", ply + 2)).await;
         if turn == 0 {
-            assert!(board_mail.body.contains("> A classical start.\n> Your move, Bob."), "{}", board_mail.body);
+            assert!(
+                board_mail.body.contains("> A classical start.\n> Your move, Bob."),
+                "{}",
+                board_mail.body
+            );
         }
-        let (code, id) = w.send("bob", &board_mail.reply_to(), "Re: your turn", &quoting(answer, &board_mail)).await;
+        let (code, id) = w
+            .send(
+                "bob",
+                &board_mail.reply_to(),
+                "Re: your turn",
+                &quoting(answer, &board_mail),
+            )
+            .await;
         assert_eq!(code, 250);
         let reply = w.reply("bob", &id).await;
-        assert!(reply.body.contains(&format!("(move #{game} {answer} #{})", ply + 1)), "{}", reply.body);
+        assert!(
+            reply.body.contains(&format!("(move #{game} {answer} #{})", ply + 1)),
+            "{}",
+            reply.body
+        );
         assert!(reply.body.contains(&format!("You played {answer} ")), "{}", reply.body);
         assert!(reply.body.contains("It is alice's turn"), "{}", reply.body);
     }
@@ -298,7 +338,10 @@ async fn refusals_name_the_reason_change_nothing_and_leave_the_good_lines() {
     let (_, id) = w.send("bob", &bob_address, "moves", &body).await;
     let reply = w.reply("bob", &id).await;
     let text = &reply.body;
-    assert!(text.contains(&format!("> move {game} a1\n(move #{game} a1)\nRefused: a1 is occupied.")), "{text}");
+    assert!(
+        text.contains(&format!("> move {game} a1\nRefused: a1 is occupied.")),
+        "{text}"
+    );
     assert!(
         text.contains("Refused: your mail answered the board at ply 0, but the game is at ply 1 now"),
         "{text}"
@@ -311,12 +354,18 @@ async fn refusals_name_the_reason_change_nothing_and_leave_the_good_lines() {
     // A reply to the board of ply 1, now stale: refused with the board now.
     let (_, id) = w.send("bob", &first_board.reply_to(), "Re: your turn", "h7").await;
     let reply = w.reply("bob", &id).await;
-    assert!(reply.body.contains("but the game is at ply 2 now; nothing was played"), "{}", reply.body);
+    assert!(
+        reply.body.contains("but the game is at ply 2 now; nothing was played"),
+        "{}",
+        reply.body
+    );
     assert!(reply.body.contains(w.board(game).await.trim_end()), "{}", reply.body);
     assert_eq!(w.state(game).await["ply"], 2);
 
     // Not a player's turn, a game that does not exist, an empty mail.
-    let (_, id) = w.send("bob", &bob_address, "", &format!("move {game} h7\nboard 999\n")).await;
+    let (_, id) = w
+        .send("bob", &bob_address, "", &format!("move {game} h7\nboard 999\n"))
+        .await;
     let reply = w.reply("bob", &id).await;
     assert!(reply.body.contains("Refused: it is not your turn."), "{}", reply.body);
     assert!(reply.body.contains("Refused: no game 999."), "{}", reply.body);
@@ -334,43 +383,86 @@ async fn strangers_forgers_relays_and_duplicates_are_refused_or_ignored() {
     let bob_address = w.mail_address(&bob).await;
 
     // Relaying: 550 at RCPT, for any other domain.
-    let code = mail(w.smtp, "alice@example.org", &["carol@example.org"], "Subject: x\r\n\r\nhi").await;
+    let code = mail(
+        w.smtp,
+        "alice@example.org",
+        &["carol@example.org"],
+        "Subject: x\r\n\r\nhi",
+    )
+    .await;
     assert_eq!(code, 550);
     // A forged token (Bob's id, a made-up MAC) and an unknown address: 550.
     let forged = format!("play-{game}-2-0-{}@{DOMAIN}", "ab".repeat(12));
     let code = mail(w.smtp, "bob@example.org", &[&forged], "Subject: x\r\n\r\nh8").await;
     assert_eq!(code, 550);
-    let code = mail(w.smtp, "bob@example.org", &[&format!("bob.0000@{DOMAIN}")], "Subject: x\r\n\r\nh8").await;
+    let code = mail(
+        w.smtp,
+        "bob@example.org",
+        &[&format!("bob.0000@{DOMAIN}")],
+        "Subject: x\r\n\r\nh8",
+    )
+    .await;
     assert_eq!(code, 550);
 
     // A stranger writing to Alice's secret address: stored, never answered.
-    let stranger = message("mallory@evil.test", &alice_address, "x", &next_id(), &format!("move {game} a1"));
-    assert_eq!(mail(w.smtp, "mallory@evil.test", &[&alice_address], &stranger).await, 250);
+    let stranger = message(
+        "mallory@evil.test",
+        &alice_address,
+        "x",
+        &next_id(),
+        &format!("move {game} a1"),
+    );
+    assert_eq!(
+        mail(w.smtp, "mallory@evil.test", &[&alice_address], &stranger).await,
+        250
+    );
     // The same message delivered twice is played once.
     let id = next_id();
-    let twice = message("alice@example.org", &alice_address, "move", &id, &format!("move {game} a2"));
+    let twice = message(
+        "alice@example.org",
+        &alice_address,
+        "move",
+        &id,
+        &format!("move {game} a2"),
+    );
     assert_eq!(mail(w.smtp, "alice@example.org", &[&alice_address], &twice).await, 250);
     assert_eq!(mail(w.smtp, "alice@example.org", &[&alice_address], &twice).await, 250);
     // Alice's mails run in arrival order: once her marker is answered,
     // everything before it was processed.
     let (_, marker) = w.send("alice", &alice_address, "marker", "games").await;
     let reply = w.reply("alice", &marker).await;
-    assert!(reply.body.contains(&format!("#{game} gravity with bob: It is bob's turn (move 2).")), "{}", reply.body);
+    assert!(
+        reply
+            .body
+            .contains(&format!("#{game} gravity with bob: It is bob's turn (move 2).")),
+        "{}",
+        reply.body
+    );
     let (_, moves) = w.server.get(&format!("/games/{game}/moves"), None).await;
     let moves = moves["moves"].as_array().unwrap();
     assert_eq!(moves.len(), 1, "played once, and not the stranger's: {moves:?}");
     assert_eq!(moves[0]["move"], "a2");
-    let replies = w.mails_to("alice").into_iter().filter(|m| m.header("In-Reply-To").is_some()).count();
+    let replies = w
+        .mails_to("alice")
+        .into_iter()
+        .filter(|m| m.header("In-Reply-To").is_some())
+        .count();
     assert_eq!(replies, 2, "one reply to the move, one to the marker");
     let all: Vec<String> = w.received.lock().unwrap().iter().map(|m| m.0.join(" ")).collect();
-    assert!(all.iter().all(|e| !e.contains("evil.test")), "nothing to the stranger: {all:?}");
+    assert!(
+        all.iter().all(|e| !e.contains("evil.test")),
+        "nothing to the stranger: {all:?}"
+    );
 
     // A new command address: the old one is refused from then on.
     let (status, me) = w.server.post_empty("/players/me/mail-address", Some(&bob)).await;
     assert_eq!(status, StatusCode::OK, "{me}");
     let fresh = me["mail_address"].as_str().unwrap().to_owned();
     assert_ne!(fresh, bob_address);
-    assert_eq!(mail(w.smtp, "bob@example.org", &[&bob_address], "Subject: x\r\n\r\ngames").await, 550);
+    assert_eq!(
+        mail(w.smtp, "bob@example.org", &[&bob_address], "Subject: x\r\n\r\ngames").await,
+        550
+    );
     let (code, id) = w.send("bob", &fresh, "games", "games").await;
     assert_eq!(code, 250);
     w.reply("bob", &id).await;
@@ -418,7 +510,9 @@ async fn the_listener_keeps_its_limits() {
     let third = tokio::net::TcpStream::connect(w.smtp).await.unwrap();
     let mut third = tokio::io::BufReader::new(third);
     let mut line = String::new();
-    tokio::io::AsyncBufReadExt::read_line(&mut third, &mut line).await.unwrap();
+    tokio::io::AsyncBufReadExt::read_line(&mut third, &mut line)
+        .await
+        .unwrap();
     assert!(line.starts_with("421"), "{line}");
     let (code, text) = second.response().await;
     assert_eq!(code, 421, "the idle session is closed: {text}");
@@ -428,7 +522,11 @@ async fn the_listener_keeps_its_limits() {
     // Nothing of all this was stored: Alice's next mail is the first reply.
     let (_, id) = w.send("alice", &address, "games", "games").await;
     w.reply("alice", &id).await;
-    let replies = w.mails_to("alice").into_iter().filter(|m| m.header("In-Reply-To").is_some()).count();
+    let replies = w
+        .mails_to("alice")
+        .into_iter()
+        .filter(|m| m.header("In-Reply-To").is_some())
+        .count();
     assert_eq!(replies, 1);
     w.end().await;
 }
@@ -444,11 +542,20 @@ async fn hostile_mail_gets_a_clear_answer() {
     let base64 = format!(
         "From: {from}\r\nSubject: b64\r\nContent-Type: text/plain; charset=iso-8859-1\r\n\
          Content-Transfer-Encoding: base64\r\n\r\n{}\r\n",
-        encode_base64(&format!("chat {game} caff\u{e8}").chars().map(|c| c as u8).collect::<Vec<u8>>())
+        encode_base64(
+            &format!("chat {game} caff\u{e8}")
+                .chars()
+                .map(|c| c as u8)
+                .collect::<Vec<u8>>()
+        )
     );
     assert_eq!(mail(w.smtp, from, &[&address], &base64).await, 250);
     let reply = w.mail_with("alice", "Sent to the players.").await;
-    assert!(reply.body.contains(&format!("> chat {game} caff\u{e8}")), "{}", reply.body);
+    assert!(
+        reply.body.contains(&format!("> chat {game} caff\u{e8}")),
+        "{}",
+        reply.body
+    );
     assert_eq!(reply.header("In-Reply-To"), None, "no Message-ID to answer");
 
     // HTML only, with an attachment: its text is read, the attachment not.
@@ -476,7 +583,11 @@ async fn hostile_mail_gets_a_clear_answer() {
     let board = w.mail_with("alice", "is over").await;
     let (_, id) = w.send("alice", &board.reply_to(), "Re: over", "a2").await;
     let reply = w.reply("alice", &id).await;
-    assert!(reply.body.contains(&format!("Refused: game {game} is finished")), "{}", reply.body);
+    assert!(
+        reply.body.contains(&format!("Refused: game {game} is finished")),
+        "{}",
+        reply.body
+    );
     assert_eq!(w.state(game).await["ply"], 1);
     w.end().await;
 }
@@ -526,7 +637,11 @@ async fn a_mail_stored_before_a_crash_is_played_once_after_the_restart() {
     w.reply("alice", &marker).await;
     let (_, moves) = w.server.get(&format!("/games/{game}/moves"), None).await;
     assert_eq!(moves["moves"].as_array().unwrap().len(), 1, "{moves}");
-    let replies = w.mails_to("alice").into_iter().filter(|m| m.header("In-Reply-To").is_some()).count();
+    let replies = w
+        .mails_to("alice")
+        .into_iter()
+        .filter(|m| m.header("In-Reply-To").is_some())
+        .count();
     assert_eq!(replies, 2, "one reply each");
     w.end().await;
 }
@@ -539,7 +654,9 @@ async fn a_browser_player_sees_the_mailed_move_live() {
     let mut socket = common::connect(&w.server, Some(&bob)).await;
     socket.subscribe(game, None).await;
 
-    let (_, id) = w.send("alice", &address, "move", &format!("move {game} a1\nFrom my mailbox.")).await;
+    let (_, id) = w
+        .send("alice", &address, "move", &format!("move {game} a1\nFrom my mailbox."))
+        .await;
     let event = socket.move_event(1).await;
     assert_eq!(event["data"]["move"], "a1", "{event}");
     assert_eq!(event["data"]["message"], "From my mailbox.", "{event}");

@@ -58,7 +58,9 @@ pub struct Addresses {
 
 impl fmt::Debug for Addresses {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Addresses").field("domain", &self.domain).finish_non_exhaustive()
+        f.debug_struct("Addresses")
+            .field("domain", &self.domain)
+            .finish_non_exhaustive()
     }
 }
 
@@ -150,18 +152,28 @@ mod tests {
     #[test]
     fn a_reply_token_round_trips_and_any_change_breaks_it() {
         let a = addresses();
-        let token = ReplyToken { game: 12, player: 3, ply: 5 };
+        let token = ReplyToken {
+            game: 12,
+            player: 3,
+            ply: 5,
+        };
         let address = a.reply_address(token);
         assert!(address.ends_with("@play.example.org"), "{address}");
         assert!(address.split('@').next().unwrap().len() <= MAX_LOCAL_LEN);
         assert_eq!(a.recipient(&address), Ok(Recipient::Reply(token)));
-        assert_eq!(a.recipient(&format!("<{}>", address.to_uppercase())), Ok(Recipient::Reply(token)));
+        assert_eq!(
+            a.recipient(&format!("<{}>", address.to_uppercase())),
+            Ok(Recipient::Reply(token))
+        );
         let forged = address.replacen("play-12-3-5", "play-12-4-5", 1);
         assert_eq!(a.recipient(&forged), Err(AddressError::Unknown));
         let other_key = Addresses::new("play.example.org", "another secret");
         assert_eq!(other_key.recipient(&address), Err(AddressError::Unknown));
         assert_eq!(a.recipient("play-12-3-5@play.example.org"), Err(AddressError::Unknown));
-        assert_eq!(a.recipient("play-12-3-5-zz@play.example.org"), Err(AddressError::Unknown));
+        assert_eq!(
+            a.recipient("play-12-3-5-zz@play.example.org"),
+            Err(AddressError::Unknown)
+        );
     }
 
     #[test]

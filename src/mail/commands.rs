@@ -42,8 +42,13 @@ impl fmt::Display for GameId {
 pub enum Action {
     /// `ply`: pbmserv's `#moveno` guard, the number of moves already
     /// played on the board the player answers.
-    Move { notation: String, ply: Option<i64> },
-    Board { ply: Option<i64> },
+    Move {
+        notation: String,
+        ply: Option<i64>,
+    },
+    Board {
+        ply: Option<i64>,
+    },
     Resign,
     Draw(bool),
     Takeback(bool),
@@ -109,7 +114,11 @@ pub const USAGE: [&str; 15] = [
 ];
 
 fn usage(verb: &str) -> &'static str {
-    USAGE.iter().find(|u| u.split(' ').next() == Some(verb)).copied().unwrap_or("help")
+    USAGE
+        .iter()
+        .find(|u| u.split(' ').next() == Some(verb))
+        .copied()
+        .unwrap_or("help")
 }
 
 /// The first word (lower case) and the rest of the line, trimmed.
@@ -130,7 +139,11 @@ fn yes_no(word: &str) -> Option<bool> {
 }
 
 fn ply(word: &str) -> Option<i64> {
-    word.strip_prefix('#').unwrap_or(word).parse().ok().filter(|p: &i64| *p >= 0)
+    word.strip_prefix('#')
+        .unwrap_or(word)
+        .parse()
+        .ok()
+        .filter(|p: &i64| *p >= 0)
 }
 
 impl Action {
@@ -379,18 +392,48 @@ mod tests {
 
     #[test]
     fn mistakes_say_how_to_write_the_command_and_comments_are_not_commands() {
-        assert_eq!("move".parse::<Command>(), Err(CommandError::Usage("move <game> <move> [#<ply>]")));
-        assert_eq!("move x12 e4".parse::<Command>(), Err(CommandError::Usage("move <game> <move> [#<ply>]")));
-        assert_eq!("move 12 #5".parse::<Command>(), Err(CommandError::Usage("move <game> <move> [#<ply>]")));
-        assert_eq!("move 12 e4 #-1".parse::<Command>(), Err(CommandError::Usage("move <game> <move> [#<ply>]")));
-        assert_eq!("draw 12 perhaps".parse::<Command>(), Err(CommandError::Usage("draw <game> yes|no")));
-        assert_eq!("resign 12 now".parse::<Command>(), Err(CommandError::Usage("resign <game>")));
-        assert_eq!("vacation forever".parse::<Command>(), Err(CommandError::Usage("vacation <days>")));
-        assert_eq!("vacation 0".parse::<Command>(), Err(CommandError::Usage("vacation <days>")));
+        assert_eq!(
+            "move".parse::<Command>(),
+            Err(CommandError::Usage("move <game> <move> [#<ply>]"))
+        );
+        assert_eq!(
+            "move x12 e4".parse::<Command>(),
+            Err(CommandError::Usage("move <game> <move> [#<ply>]"))
+        );
+        assert_eq!(
+            "move 12 #5".parse::<Command>(),
+            Err(CommandError::Usage("move <game> <move> [#<ply>]"))
+        );
+        assert_eq!(
+            "move 12 e4 #-1".parse::<Command>(),
+            Err(CommandError::Usage("move <game> <move> [#<ply>]"))
+        );
+        assert_eq!(
+            "draw 12 perhaps".parse::<Command>(),
+            Err(CommandError::Usage("draw <game> yes|no"))
+        );
+        assert_eq!(
+            "resign 12 now".parse::<Command>(),
+            Err(CommandError::Usage("resign <game>"))
+        );
+        assert_eq!(
+            "vacation forever".parse::<Command>(),
+            Err(CommandError::Usage("vacation <days>"))
+        );
+        assert_eq!(
+            "vacation 0".parse::<Command>(),
+            Err(CommandError::Usage("vacation <days>"))
+        );
         assert!(matches!("challenge".parse::<Command>(), Err(CommandError::Usage(_))));
-        assert!(matches!("challenge bob gravity days=x".parse::<Command>(), Err(CommandError::Usage(_))));
+        assert!(matches!(
+            "challenge bob gravity days=x".parse::<Command>(),
+            Err(CommandError::Usage(_))
+        ));
         assert_eq!("games 12".parse::<Command>(), Err(CommandError::Usage("games")));
-        assert_eq!("move 0 e4".parse::<Command>(), Err(CommandError::Usage("move <game> <move> [#<ply>]")));
+        assert_eq!(
+            "move 0 e4".parse::<Command>(),
+            Err(CommandError::Usage("move <game> <move> [#<ply>]"))
+        );
         assert_eq!("Nice move!".parse::<Command>(), Err(CommandError::NotACommand));
         assert_eq!("".parse::<Command>(), Err(CommandError::NotACommand));
     }

@@ -115,7 +115,10 @@ fn status_line(state: &GameState, viewer: &Player) -> String {
         }
         GameStatus::Finished => {
             let outcome = summary.outcome.as_ref();
-            let reason = outcome.and_then(|o| o.get("reason")).and_then(|r| r.as_str()).unwrap_or("over");
+            let reason = outcome
+                .and_then(|o| o.get("reason"))
+                .and_then(|r| r.as_str())
+                .unwrap_or("over");
             let winners: Vec<&str> = outcome
                 .and_then(|o| o.get("winners"))
                 .and_then(|w| w.as_array())
@@ -175,7 +178,9 @@ impl Services {
             );
         }
         if stale {
-            answer.text.push_str(&format!("\n\n{}", self.board(player, id, None).await));
+            answer
+                .text
+                .push_str(&format!("\n\n{}", self.board(player, id, None).await));
         }
         answer
     }
@@ -202,21 +207,42 @@ impl Services {
         Answer::ok(format!("{said} {status}\n\n{}", self.board(player, id, None).await))
     }
 
-    async fn action(&self, player: &Player, id: i64, action: &Action, message: Option<String>) -> Result<Answer, Refusal> {
+    async fn action(
+        &self,
+        player: &Player,
+        id: i64,
+        action: &Action,
+        message: Option<String>,
+    ) -> Result<Answer, Refusal> {
         let games = &self.games;
         Ok(match action {
             Action::Move { notation, ply } => return self.play(player, id, notation, *ply, message).await,
             Action::Board { ply } => Answer::ok(self.board_at(player, id, *ply).await?),
-            Action::Resign => self.changed(player, games.resign(player, id).await?, "You resigned.").await,
+            Action::Resign => {
+                self.changed(player, games.resign(player, id).await?, "You resigned.")
+                    .await
+            }
             Action::Draw(yes) => {
-                let said = if *yes { "You said yes to a draw." } else { "You declined the draw." };
+                let said = if *yes {
+                    "You said yes to a draw."
+                } else {
+                    "You declined the draw."
+                };
                 self.changed(player, games.draw(player, id, *yes).await?, said).await
             }
             Action::Takeback(yes) => {
-                let said = if *yes { "You said yes to a takeback." } else { "You declined the takeback." };
-                self.changed(player, games.takeback(player, id, *yes).await?, said).await
+                let said = if *yes {
+                    "You said yes to a takeback."
+                } else {
+                    "You declined the takeback."
+                };
+                self.changed(player, games.takeback(player, id, *yes).await?, said)
+                    .await
             }
-            Action::Abort => self.changed(player, games.abort(player, id).await?, "You aborted the game.").await,
+            Action::Abort => {
+                self.changed(player, games.abort(player, id).await?, "You aborted the game.")
+                    .await
+            }
             Action::Chat(text) => {
                 games.chat(player, id, Room::Players, text).await?;
                 Answer::ok("Sent to the players.")
@@ -238,7 +264,10 @@ impl Services {
                     info.notation
                 ))
             }
-            Action::Accept => self.changed(player, games.join(player, id, None).await?, "You joined.").await,
+            Action::Accept => {
+                self.changed(player, games.join(player, id, None).await?, "You joined.")
+                    .await
+            }
             Action::Decline => {
                 games.decline(player, id).await?;
                 Answer::ok("You declined the invitation.")
@@ -309,7 +338,9 @@ impl Services {
             }
         }
         if lines.is_empty() {
-            return Ok(Answer::ok("You have no games going on. Start one with: challenge <player> <game>"));
+            return Ok(Answer::ok(
+                "You have no games going on. Start one with: challenge <player> <game>",
+            ));
         }
         Ok(Answer::ok(lines.join("\n")))
     }
@@ -336,7 +367,11 @@ impl Services {
                 "New game #{id}: {} with {}. It starts when {} accepted (\"accept {id}\").",
                 state.summary.game,
                 challenge.opponents.join(", "),
-                if challenge.opponents.len() > 1 { "all have" } else { "they have" }
+                if challenge.opponents.len() > 1 {
+                    "all have"
+                } else {
+                    "they have"
+                }
             ))
         })
     }

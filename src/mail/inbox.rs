@@ -217,7 +217,9 @@ impl Inbox {
             Ok(found) => found,
             Err(_) => {
                 tracing::info!(mail = row.id, "mail ignored: the address is no longer valid");
-                return self.settle(row, "ignored", None, "address no longer valid".into()).await;
+                return self
+                    .settle(row, "ignored", None, "address no longer valid".into())
+                    .await;
             }
         };
         if !from_player(&player, &row.envelope_from, &mail) {
@@ -267,7 +269,9 @@ impl Inbox {
     async fn deliver(&self, row: &InboxRow, stored: Option<StoredReply>) -> Result<()> {
         let (Some(stored), Some(mailer)) = (stored, &self.mailer) else {
             tracing::warn!(mail = row.id, "the reply cannot be sent: no reply, or no --smtp-host");
-            return self.settle(row, "done", None, "reply not sent: no outbound SMTP".into()).await;
+            return self
+                .settle(row, "done", None, "reply not sent: no outbound SMTP".into())
+                .await;
         };
         let Some(player) = self.store.player_by_id(row.player_id).await? else {
             return self.settle(row, "done", None, "the player is gone".into()).await;
@@ -310,5 +314,5 @@ fn from_player(player: &Player, envelope_from: &str, mail: &Incoming) -> bool {
     let Some(email) = player.email.as_deref().map(str::to_ascii_lowercase) else {
         return false;
     };
-    envelope_from.eq_ignore_ascii_case(&email) || mail.from.iter().any(|f| *f == email)
+    envelope_from.eq_ignore_ascii_case(&email) || mail.from.contains(&email)
 }

@@ -54,7 +54,9 @@ pub async fn serve(listener: TcpListener, inbox: Arc<Inbox>, config: &MailConfig
             }
         };
         let Ok(permit) = sessions.clone().try_acquire_owned() else {
-            let _ = stream.write_all(b"421 4.7.0 Too many connections, try again later\r\n").await;
+            let _ = stream
+                .write_all(b"421 4.7.0 Too many connections, try again later\r\n")
+                .await;
             continue;
         };
         let inbox = inbox.clone();

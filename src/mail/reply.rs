@@ -38,8 +38,9 @@ pub fn compose(mail: &Incoming, script: &Script, answers: &[Answer], reply_to: O
     }
     for (step, answer) in script.steps.iter().zip(answers) {
         text.push_str(&format!("> {}\n", step.line));
+        // What a reply's short line (`e4`) was taken for.
         if let Ok(command) = &step.command {
-            if command.to_string() != step.line {
+            if step.line.parse::<super::commands::Command>().as_ref() != Ok(command) {
                 text.push_str(&format!("({command})\n"));
             }
         }
@@ -99,11 +100,24 @@ mod tests {
             ..Incoming::default()
         };
         let script = script::commands("", "move #3 e4\nmove 4 zz\n");
-        let answers = [answer(true, "You played e4."), answer(false, "Refused: no such square.")];
+        let answers = [
+            answer(true, "You played e4."),
+            answer(false, "Refused: no such square."),
+        ];
         let reply = compose(&mail, &script, &answers, Some("alice.k@x".into()));
         assert_eq!(reply.subject, "Re: My moves");
-        assert!(reply.text.starts_with("> move #3 e4\nYou played e4.\n\n> move 4 zz\n(move #4 zz)\n"), "{}", reply.text);
-        assert!(reply.text.contains("1 line was refused and changed nothing"), "{}", reply.text);
+        assert!(
+            reply
+                .text
+                .starts_with("> move #3 e4\nYou played e4.\n\n> move 4 zz\nRefused"),
+            "{}",
+            reply.text
+        );
+        assert!(
+            reply.text.contains("1 line was refused and changed nothing"),
+            "{}",
+            reply.text
+        );
         assert!(reply.text.contains("(it goes to alice.k@x)"), "{}", reply.text);
     }
 
@@ -111,11 +125,21 @@ mod tests {
     fn an_empty_mail_and_a_flood_get_one_line_each() {
         let mail = Incoming::default();
         let reply = compose(&mail, &Script::default(), &[], None);
-        assert!(reply.text.starts_with("Your mail had no command in it"), "{}", reply.text);
+        assert!(
+            reply.text.starts_with("Your mail had no command in it"),
+            "{}",
+            reply.text
+        );
         assert_eq!(reply.subject, "Re: your commands");
         let flood = script::commands("", &"help\n".repeat(60));
         let answers = vec![answer(true, "..."); flood.steps.len()];
         let reply = compose(&mail, &flood, &answers, None);
-        assert!(reply.text.contains("Only the first 50 commands of a mail are run: 10 lines were not run."), "{}", reply.text);
+        assert!(
+            reply
+                .text
+                .contains("Only the first 50 commands of a mail are run: 10 lines were not run."),
+            "{}",
+            reply.text
+        );
     }
 }

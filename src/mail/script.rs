@@ -51,8 +51,7 @@ fn written(body: &str) -> Vec<&str> {
     let mut lines = Vec::new();
     for line in body.lines() {
         let line = line.trim_end();
-        if line == "--" || line == "-- " || line.starts_with("-----Original Message") || line.starts_with("________")
-        {
+        if line == "--" || line == "-- " || line.starts_with("-----Original Message") || line.starts_with("________") {
             break;
         }
         let trimmed = line.trim_start();

@@ -42,12 +42,12 @@ use async_trait::async_trait;
 pub use clocks::ClockStore;
 pub use error::{StoreError, StoreResult};
 pub use games::GameStore;
-pub use mail::MailStore;
 pub use group_commit::CommitStats;
+pub use mail::MailStore;
 pub use model::{
     Credentials, DeadlineChange, DeliveryRow, Event, EventRow, GameFilter, GameRecord, GameRow, GameUpdate, InboxRow,
-    MailSettlement, MoveRow, NewDelivery, NewMail, NewGame, NewMove, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox, Player,
-    PlayerChange, PlayerEvent, Reminder, SeatRow, SettingsUpdate, Settlement, Waiting,
+    MailSettlement, MoveRow, NewDelivery, NewGame, NewMail, NewMove, NewPassword, NewPlayer, NewToken, NewVacation,
+    NotifySettings, Outbox, Player, PlayerChange, PlayerEvent, Reminder, SeatRow, SettingsUpdate, Settlement, Waiting,
 };
 pub use notify::NotifyStore;
 pub use players::PlayerStore;

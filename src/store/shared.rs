@@ -17,8 +17,8 @@ use super::backend::{Affected, Backend, Decoded, Param};
 use super::rows::{SeatRecord, SEATS_OF_GAME};
 use super::{
     sql, ClockStore, CommitStats, Credentials, DeadlineChange, EventRow, GameFilter, GameRecord, GameRow, GameStore,
-    GameUpdate, MailStore, MoveRow, NewGame, NewPlayer, NewToken, NewVacation, Player, PlayerChange, PlayerStore, Reminder,
-    SeatRow, Store, StoreError, StoreResult,
+    GameUpdate, MailStore, MoveRow, NewGame, NewPlayer, NewToken, NewVacation, Player, PlayerChange, PlayerStore,
+    Reminder, SeatRow, Store, StoreError, StoreResult,
 };
 use super::{DeliveryRow, NotifySettings, NotifyStore, Outbox, Settlement, Waiting};
 use crate::domain::GameStatus;

@@ -95,7 +95,6 @@ pub async fn mails_until(
     received.lock().unwrap().clone()
 }
 
-
 /// A raw SMTP client session with the server's listener.
 pub struct SmtpClient {
     reader: BufReader<tokio::net::tcp::OwnedReadHalf>,
