@@ -30,15 +30,7 @@ fn config(database: &Database, day_ms: i64, sweep_ms: u64) -> Config {
 
 /// Registers `name` with an email address; returns the token.
 async fn register(server: &TestServer, name: &str) -> String {
-    let (status, body) = server
-        .post(
-            "/players",
-            None,
-            json!({ "name": name, "password": "correct horse", "email": format!("{name}@example.org") }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{body}");
-    body["token"].as_str().expect("a token").to_owned()
+    server.register_with_email(name).await
 }
 
 /// A started two-player Gravity game under `time_control`.

@@ -85,14 +85,7 @@ async fn world_with(tune: impl FnOnce(&mut Config)) -> World {
     let (port, received) = smtp_receiver().await;
     let mut config = mail_config(&database, port);
     tune(&mut config);
-    let server = TestServer::start_with_mail(config).await;
-    let smtp = server.mail.expect("the SMTP listener");
-    World {
-        database,
-        server,
-        received,
-        smtp,
-    }
+    World::on(TestServer::start_with_mail(config).await, database, received)
 }
 
 async fn world() -> World {
@@ -100,23 +93,22 @@ async fn world() -> World {
 }
 
 impl World {
+    fn on(server: TestServer, database: Database, received: Mails) -> World {
+        World {
+            smtp: server.mail.expect("the SMTP listener"),
+            server,
+            received,
+            database,
+        }
+    }
+
     async fn end(self) {
         self.server.stop().await;
         self.database.remove().await;
     }
 
-    /// Registers `name` with `name@example.org`; the token.
     async fn register(&self, name: &str) -> String {
-        let (status, body) = self
-            .server
-            .post(
-                "/players",
-                None,
-                json!({ "name": name, "password": "correct horse", "email": format!("{name}@example.org") }),
-            )
-            .await;
-        assert_eq!(status, StatusCode::CREATED, "{body}");
-        body["token"].as_str().expect("a token").to_owned()
+        self.server.register_with_email(name).await
     }
 
     async fn mail_address(&self, token: &str) -> String {
@@ -604,13 +596,7 @@ async fn a_mail_stored_before_a_crash_is_played_once_after_the_restart() {
     let mut config = mail_config(&database, port);
     // The inbox holds mail back: the server stops between 250 and processing.
     config.mail.mail_process_delay_ms = 3_600_000;
-    let server = TestServer::start_with_mail(config).await;
-    let w = World {
-        smtp: server.mail.unwrap(),
-        server,
-        received,
-        database,
-    };
+    let w = World::on(TestServer::start_with_mail(config).await, database, received);
     let (game, alice, _) = started(&w).await;
     let address = w.mail_address(&alice).await;
     let (code, id) = w.send("alice", &address, "move", &format!("move {game} a1")).await;
@@ -624,13 +610,11 @@ async fn a_mail_stored_before_a_crash_is_played_once_after_the_restart() {
     } = w;
     server.stop().await;
 
-    let server = TestServer::start_with_mail(mail_config(&database, port)).await;
-    let w = World {
-        smtp: server.mail.unwrap(),
-        server,
-        received,
+    let w = World::on(
+        TestServer::start_with_mail(mail_config(&database, port)).await,
         database,
-    };
+        received,
+    );
     let reply = w.reply("alice", &id).await;
     assert!(reply.body.contains("You played a1 "), "{}", reply.body);
     let (_, marker) = w.send("alice", &address, "games", "games").await;

@@ -76,18 +76,14 @@ pub struct Inbox {
 }
 
 impl Inbox {
-    pub fn new(
-        store: Arc<dyn Store>,
-        addresses: Arc<Addresses>,
-        services: Services,
-        mailer: Option<Mailer>,
-        config: MailConfig,
-        retry_ms: i64,
-    ) -> Inbox {
+    pub fn new(door: super::Door, mailer: Option<Mailer>, config: MailConfig, retry_ms: i64) -> Inbox {
         Inbox {
-            store,
-            addresses,
-            services,
+            store: door.store,
+            addresses: door.addresses,
+            services: Services {
+                games: door.games,
+                players: door.players,
+            },
             mailer,
             config,
             retry_ms,

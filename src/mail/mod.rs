@@ -127,21 +127,11 @@ pub fn spawn(
     if mailer.is_none() {
         tracing::warn!("play by mail is on but no --smtp-host is set: commands run, replies are not sent");
     }
-    let services = execute::Services {
-        games: door.games,
-        players: door.players,
-    };
     let retry_ms = i64::try_from(notify.notify_retry_ms).unwrap_or(i64::MAX / 4);
-    let inbox = Arc::new(inbox::Inbox::new(
-        door.store,
-        door.addresses.clone(),
-        services,
-        mailer,
-        config.clone(),
-        retry_ms,
-    ));
+    let domain = door.addresses.domain().to_owned();
+    let inbox = Arc::new(inbox::Inbox::new(door, mailer, config.clone(), retry_ms));
     if let Ok(address) = listener.local_addr() {
-        tracing::info!(%address, domain = door.addresses.domain(), "play by mail: SMTP listening");
+        tracing::info!(%address, %domain, "play by mail: SMTP listening");
     }
     let worker = inbox.clone().spawn();
     let config = config.clone();

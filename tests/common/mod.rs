@@ -228,6 +228,20 @@ impl TestServer {
         body["token"].as_str().expect("a token").to_owned()
     }
 
+    /// Registers a player with the address `<name>@example.org`; returns
+    /// their token.
+    pub async fn register_with_email(&self, name: &str) -> String {
+        let (status, body) = self
+            .post(
+                "/players",
+                None,
+                json!({ "name": name, "password": "correct horse", "email": format!("{name}@example.org") }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        body["token"].as_str().expect("a token").to_owned()
+    }
+
     /// A started game of `game`/`variant` between the given players, seat
     /// order as given; returns its id.
     pub async fn start_game(&self, game: &str, variant: &str, tokens: &[&str], names: &[&str]) -> i64 {
