@@ -237,7 +237,8 @@ async fn a_whole_gravity_game_by_mail_one_player_by_reply_the_other_by_commands(
     let reply = w.reply("bob", &id).await;
     assert!(reply.body.contains("> accept\n"), "{}", reply.body);
     assert!(
-        reply.body.contains("You joined. It is alice's turn (move 1)."),
+        reply.body.contains("You joined.\n\nForza 4 Centrifuga #")
+            && reply.body.contains("It is alice's turn (move 1)."),
         "{}",
         reply.body
     );
@@ -424,9 +425,9 @@ async fn strangers_forgers_relays_and_duplicates_are_refused_or_ignored() {
     let (_, marker) = w.send("alice", &alice_address, "marker", "games").await;
     let reply = w.reply("alice", &marker).await;
     assert!(
-        reply
-            .body
-            .contains(&format!("#{game} gravity with bob: It is bob's turn (move 2).")),
+        reply.body.contains(&format!(
+            "#{game} Forza 4 Centrifuga with bob: It is bob's turn (move 2)."
+        )),
         "{}",
         reply.body
     );

@@ -97,6 +97,13 @@ pub fn help() -> String {
     text
 }
 
+/// "Forza 4 Centrifuga", as the catalogue names the game.
+fn title(game: &str, variant: &str) -> String {
+    catalogue::find(game, Some(variant))
+        .map(|(info, variant)| crate::views::title(info, variant))
+        .unwrap_or_else(|_| game.to_owned())
+}
+
 /// Whose turn it is, or how the game ended.
 fn status_line(state: &GameState, viewer: &Player) -> String {
     let summary = &state.summary;
@@ -200,11 +207,11 @@ impl Services {
         text
     }
 
-    /// A change of the game, answered with `said`, what follows and the board.
-    async fn changed(&self, player: &Player, state: GameState, said: &str) -> Answer {
+    /// A change of the game, answered with `said`, the board and what
+    /// follows.
+    async fn changed(&self, player: &Player, state: &GameState, said: &str) -> Answer {
         let id = state.summary.id;
-        let status = status_line(&state, player);
-        Answer::ok(format!("{said} {status}\n\n{}", self.board(player, id, None).await))
+        Answer::ok(format!("{said}\n\n{}", self.board(player, id, None).await))
     }
 
     async fn action(
@@ -219,7 +226,7 @@ impl Services {
             Action::Move { notation, ply } => return self.play(player, id, notation, *ply, message).await,
             Action::Board { ply } => Answer::ok(self.board_at(player, id, *ply).await?),
             Action::Resign => {
-                self.changed(player, games.resign(player, id).await?, "You resigned.")
+                self.changed(player, &games.resign(player, id).await?, "You resigned.")
                     .await
             }
             Action::Draw(yes) => {
@@ -228,7 +235,7 @@ impl Services {
                 } else {
                     "You declined the draw."
                 };
-                self.changed(player, games.draw(player, id, *yes).await?, said).await
+                self.changed(player, &games.draw(player, id, *yes).await?, said).await
             }
             Action::Takeback(yes) => {
                 let said = if *yes {
@@ -236,11 +243,11 @@ impl Services {
                 } else {
                     "You declined the takeback."
                 };
-                self.changed(player, games.takeback(player, id, *yes).await?, said)
+                self.changed(player, &games.takeback(player, id, *yes).await?, said)
                     .await
             }
             Action::Abort => {
-                self.changed(player, games.abort(player, id).await?, "You aborted the game.")
+                self.changed(player, &games.abort(player, id).await?, "You aborted the game.")
                     .await
             }
             Action::Chat(text) => {
@@ -265,7 +272,7 @@ impl Services {
                 ))
             }
             Action::Accept => {
-                self.changed(player, games.join(player, id, None).await?, "You joined.")
+                self.changed(player, &games.join(player, id, None).await?, "You joined.")
                     .await
             }
             Action::Decline => {
@@ -308,7 +315,7 @@ impl Services {
         if !answer.created {
             said.push_str(" (It was already played: this mail came twice.)");
         }
-        Ok(self.changed(player, answer.game, &said).await)
+        Ok(self.changed(player, &answer.game, &said).await)
     }
 
     /// `games`: the player's games that are not over, whose turn, deadlines.
@@ -329,7 +336,8 @@ impl Services {
                     .filter_map(|s| s.player.as_deref().or(s.invited.as_deref()))
                     .filter(|n| *n != player.name)
                     .collect();
-                let mut line = format!("#{} {} with {}: ", game.id, game.game, opponents.join(", "));
+                let title = title(&game.game, &game.variant);
+                let mut line = format!("#{} {title} with {}: ", game.id, opponents.join(", "));
                 line.push_str(&status_line(&state, player));
                 if let Some(deadline) = state.clock.and_then(|c| c.deadline) {
                     line.push_str(&format!(" Deadline {} UTC.", timestamp(deadline)));
@@ -361,11 +369,11 @@ impl Services {
         };
         let state = self.games.create(player, command).await?;
         let id = state.summary.id;
+        let title = title(&state.summary.game, &state.summary.variant);
         Ok(Answer {
             game: Some(id),
             ..Answer::ok(format!(
-                "New game #{id}: {} with {}. It starts when {} accepted (\"accept {id}\").",
-                state.summary.game,
+                "New game #{id}: {title} with {}. It starts when {} accepted (\"accept {id}\").",
                 challenge.opponents.join(", "),
                 if challenge.opponents.len() > 1 {
                     "all have"

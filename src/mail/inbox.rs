@@ -231,8 +231,9 @@ impl Inbox {
         for step in &script.steps {
             answers.push(self.services.run(&player, step).await);
         }
-        let reply_to = self.reply_address(&player, &answers).await?;
-        let composed = reply::compose(&mail, &script, &answers, reply_to);
+        let game = about.map(|(game, _)| game.0);
+        let reply_to = self.reply_address(&player, game).await?;
+        let composed = reply::compose(&mail, &script, &answers, reply_to, game);
         let stored = StoredReply {
             subject: composed.subject,
             text: composed.text,
@@ -245,10 +246,10 @@ impl Inbox {
         self.deliver(row, Some(stored)).await
     }
 
-    /// Where a reply to the answer goes: a token for the last game a
-    /// command touched, at its ply now; else the command address.
-    async fn reply_address(&self, player: &Player, answers: &[super::execute::Answer]) -> Result<Option<String>> {
-        if let Some(game) = answers.iter().rev().find_map(|a| a.game) {
+    /// Where a reply to the answer goes: the way the player wrote, a token
+    /// for the same game (at its ply now) or the command address.
+    async fn reply_address(&self, player: &Player, game: Option<i64>) -> Result<Option<String>> {
+        if let Some(game) = game {
             if let Some(token) = self.services.reply_token(player, game).await {
                 return Ok(Some(self.addresses.reply_address(token)));
             }

@@ -35,8 +35,8 @@ use crate::players::Players;
 use crate::store::{Store, StoreResult};
 
 /// Said under every board the server mails with a reply token.
-pub const REPLY_HINT: &str = "\nTo play, reply to this mail: the first line of your reply is your move \
-    (or resign, draw yes, chat <text>, board).\n";
+pub const REPLY_HINT: &str = "\nTo answer by mail, reply to this mail: the first line of your reply is \
+    your move, or a command for this game (accept, decline, resign, draw yes, chat <text>, board).\n";
 
 #[derive(Clone, Debug, Args)]
 pub struct MailConfig {

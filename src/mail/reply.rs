@@ -31,7 +31,14 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-pub fn compose(mail: &Incoming, script: &Script, answers: &[Answer], reply_to: Option<String>) -> Composed {
+/// The reply to `mail`; `game` when it came to a reply token of that game.
+pub fn compose(
+    mail: &Incoming,
+    script: &Script,
+    answers: &[Answer],
+    reply_to: Option<String>,
+    game: Option<i64>,
+) -> Composed {
     let mut text = String::new();
     if script.steps.is_empty() {
         text.push_str("Your mail had no command in it: nothing was done. Send \"help\" for the commands.\n");
@@ -68,11 +75,14 @@ pub fn compose(mail: &Incoming, script: &Script, answers: &[Answer], reply_to: O
             plural(script.ignored, "line was", "lines were")
         ));
     }
-    text.push_str("\n-- \nReply to this mail to go on");
-    if let Some(address) = &reply_to {
-        text.push_str(&format!(" (it goes to {address})"));
-    }
-    text.push_str("; send \"help\" for the commands.\n");
+    text.push_str("\n-- \n");
+    text.push_str(&match game {
+        Some(game) => format!(
+            "Reply to this mail to go on in game #{game}: the first line of your reply is your move \
+             or a command for this game.\n"
+        ),
+        None => "Reply to this mail with more commands, one per line; \"help\" lists them.\n".to_owned(),
+    });
     Composed {
         subject: subject(mail),
         text,
@@ -104,7 +114,7 @@ mod tests {
             answer(true, "You played e4."),
             answer(false, "Refused: no such square."),
         ];
-        let reply = compose(&mail, &script, &answers, Some("alice.k@x".into()));
+        let reply = compose(&mail, &script, &answers, Some("alice.k@x".into()), None);
         assert_eq!(reply.subject, "Re: My moves");
         assert!(
             reply
@@ -118,22 +128,34 @@ mod tests {
             "{}",
             reply.text
         );
-        assert!(reply.text.contains("(it goes to alice.k@x)"), "{}", reply.text);
+        assert!(
+            reply
+                .text
+                .ends_with("-- \nReply to this mail with more commands, one per line; \"help\" lists them.\n"),
+            "{}",
+            reply.text
+        );
+        assert_eq!(reply.reply_to.as_deref(), Some("alice.k@x"));
     }
 
     #[test]
     fn an_empty_mail_and_a_flood_get_one_line_each() {
         let mail = Incoming::default();
-        let reply = compose(&mail, &Script::default(), &[], None);
+        let reply = compose(&mail, &Script::default(), &[], None, Some(3));
         assert!(
             reply.text.starts_with("Your mail had no command in it"),
             "{}",
             reply.text
         );
         assert_eq!(reply.subject, "Re: your commands");
+        assert!(
+            reply.text.contains("to go on in game #3: the first line"),
+            "{}",
+            reply.text
+        );
         let flood = script::commands("", &"help\n".repeat(60));
         let answers = vec![answer(true, "..."); flood.steps.len()];
-        let reply = compose(&mail, &flood, &answers, None);
+        let reply = compose(&mail, &flood, &answers, None, None);
         assert!(
             reply
                 .text
