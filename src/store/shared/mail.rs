@@ -48,6 +48,16 @@ where
     }
 
     async fn set_mail_key(&self, player_id: i64, fresh: &str, replace: bool) -> StoreResult<Option<String>> {
+        if !replace {
+            // Reading the profile is no write once the key exists.
+            let key: Option<(Option<String>,)> = sqlx::query_as("SELECT mail_key FROM players WHERE id = $1")
+                .bind(player_id)
+                .fetch_optional(self.pool())
+                .await?;
+            if let Some((Some(key),)) = key {
+                return Ok(Some(key));
+            }
+        }
         let _turn = self.write_turn().await;
         let key: Option<(Option<String>,)> = sqlx::query_as(
             "UPDATE players SET mail_key = CASE WHEN $3 OR mail_key IS NULL THEN $2 ELSE mail_key END \
