@@ -55,6 +55,8 @@ pub struct Config {
     pub notify: crate::notify::NotifyConfig,
     #[command(flatten)]
     pub realtime: RealtimeConfig,
+    #[command(flatten)]
+    pub mail: crate::mail::MailConfig,
 }
 
 impl Config {
@@ -66,6 +68,7 @@ impl Config {
             vacation_days: self.vacation_days,
             day_ms: self.clock_day_ms,
             webhook_allow_private: self.notify.webhook_allow_private,
+            mail_domain: None,
         }
     }
 
@@ -208,6 +211,7 @@ impl Config {
             ratings: RatingConfig::default(),
             notify: crate::notify::NotifyConfig::default(),
             realtime: RealtimeConfig::default(),
+            mail: crate::mail::MailConfig::default(),
         }
     }
 }

@@ -16,6 +16,8 @@
 //! - [`http`]: the REST API.
 //! - [`realtime`]: live games over WebSocket, the player's event stream,
 //!   chat and presence.
+//! - [`mail`]: play by mail: the SMTP listener, the inbox and the mail
+//!   commands.
 //! - [`cli`]: the command-line doors (`tavoliere rules`, `tavoliere serve`,
 //!   `tavoliere loadtest`, `tavoliere ratings rebuild`).
 //! - [`loadtest`]: the load generator, a client of a running server.
@@ -28,6 +30,7 @@ pub mod games;
 pub mod health;
 pub mod http;
 pub mod loadtest;
+pub mod mail;
 pub mod metrics;
 pub mod notify;
 pub mod players;
@@ -55,14 +58,31 @@ impl players::Deadlines for games::Games {
     }
 }
 
+type RunError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Connects to the database (migrating it), then serves the API on
-/// `listener` until `shutdown` completes. Tests call it with a listener on
-/// `127.0.0.1:0`.
+/// `listener` (and play by mail on `--mail-listen`, when set) until
+/// `shutdown` completes.
 pub async fn run(
     listener: TcpListener,
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+) -> Result<(), RunError> {
+    let mail = match config.mail.mail_listen {
+        Some(address) => Some(TcpListener::bind(address).await?),
+        None => None,
+    };
+    run_with_mail(listener, mail, config, shutdown).await
+}
+
+/// [`run`] with the SMTP listener given (or none: mail off). Tests call it
+/// with listeners on `127.0.0.1:0`.
+pub async fn run_with_mail(
+    listener: TcpListener,
+    mail: Option<TcpListener>,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), RunError> {
     let store = store::connect(&config.database_url.0).await?;
     let metrics = Arc::new(metrics::Metrics::default());
     let hub = Arc::new(realtime::Hub::new(config.realtime.ws_channel_capacity));
@@ -72,8 +92,31 @@ pub async fn run(
             .with_timing(config.timing())
             .with_ratings(ratings.clone()),
     );
-    let notifier = notify::Notifier::new(store.clone(), games.clone(), config.notify.clone(), hub.clone())?;
-    let players = Arc::new(players::Players::new(store.clone(), games.clone(), config.players()));
+    let mut notifier = notify::Notifier::new(store.clone(), games.clone(), config.notify.clone(), hub.clone())?;
+    let mut players_config = config.players();
+    let addresses = match &mail {
+        Some(_) => {
+            let domain = config.mail.domain(&config.notify.base_url);
+            let addresses = Arc::new(mail::addresses(&*store, &domain).await?);
+            notifier = notifier.with_replies(addresses.clone());
+            players_config.mail_domain = Some(domain);
+            Some(addresses)
+        }
+        None => None,
+    };
+    let players = Arc::new(players::Players::new(store.clone(), games.clone(), players_config));
+    let mail_tasks = match (mail, addresses) {
+        (Some(listener), Some(addresses)) => {
+            let door = mail::Door {
+                store: store.clone(),
+                addresses,
+                games: games.clone(),
+                players: players.clone(),
+            };
+            mail::spawn(listener, door, &config.mail, &config.notify)?
+        }
+        _ => Vec::new(),
+    };
     let state = http::AppState {
         games: games.clone(),
         hub: hub.clone(),
@@ -106,10 +149,10 @@ pub async fn run(
         }
     });
     let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
-    sweeper.abort();
-    notifier.abort();
-    let _ = sweeper.await;
-    let _ = notifier.await;
+    for task in [sweeper, notifier].into_iter().chain(mail_tasks) {
+        task.abort();
+        let _ = task.await;
+    }
     if let Some(relay) = relay {
         // Dropping its announcements stops the store's listener too.
         relay.abort();

@@ -8,13 +8,13 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use common::smtp::{mails_until, smtp_receiver, unquote, Mails};
 use common::{until, Database, TestServer};
 use hmac::{Hmac, Mac};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use sha2::Sha256;
 use tavoliere::Config;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
 
 /// A config with short clock days and quick background passes.
@@ -30,15 +30,7 @@ fn config(database: &Database, day_ms: i64, sweep_ms: u64) -> Config {
 
 /// Registers `name` with an email address; returns the token.
 async fn register(server: &TestServer, name: &str) -> String {
-    let (status, body) = server
-        .post(
-            "/players",
-            None,
-            json!({ "name": name, "password": "correct horse", "email": format!("{name}@example.org") }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{body}");
-    body["token"].as_str().expect("a token").to_owned()
+    server.register_with_email(name).await
 }
 
 /// A started two-player Gravity game under `time_control`.
@@ -480,82 +472,6 @@ async fn a_vacation_ends_early_or_is_cancelled() {
 
     server.stop().await;
     database.remove().await;
-}
-
-/// A minimal SMTP server: enough of RFC 5321 for one client at a time.
-/// Returns its port and the messages it accepted (envelope and data).
-type Mails = Arc<Mutex<Vec<(Vec<String>, String)>>>;
-
-async fn smtp_receiver() -> (u16, Mails) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let received = Arc::new(Mutex::new(Vec::new()));
-    let store = received.clone();
-    tokio::spawn(async move {
-        while let Ok((socket, _)) = listener.accept().await {
-            let store = store.clone();
-            tokio::spawn(async move {
-                let (read, mut write) = socket.into_split();
-                let mut lines = BufReader::new(read).lines();
-                let _ = write.write_all(b"220 test.local ESMTP ready\r\n").await;
-                let mut envelope = Vec::new();
-                while let Ok(Some(line)) = lines.next_line().await {
-                    let verb = line.split_whitespace().next().unwrap_or("").to_ascii_uppercase();
-                    let answer: &[u8] = match verb.as_str() {
-                        "EHLO" => b"250-test.local\r\n250 8BITMIME\r\n",
-                        "HELO" => b"250 test.local\r\n",
-                        "MAIL" | "RCPT" => {
-                            envelope.push(line.clone());
-                            b"250 OK\r\n"
-                        }
-                        "DATA" => {
-                            let _ = write.write_all(b"354 go ahead\r\n").await;
-                            let mut data = String::new();
-                            while let Ok(Some(line)) = lines.next_line().await {
-                                if line == "." {
-                                    break;
-                                }
-                                data.push_str(line.strip_prefix('.').unwrap_or(&line));
-                                data.push('\n');
-                            }
-                            store.lock().unwrap().push((std::mem::take(&mut envelope), data));
-                            b"250 queued\r\n"
-                        }
-                        "RSET" | "NOOP" => b"250 OK\r\n",
-                        "QUIT" => {
-                            let _ = write.write_all(b"221 bye\r\n").await;
-                            break;
-                        }
-                        _ => b"502 not implemented\r\n",
-                    };
-                    if write.write_all(answer).await.is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-    });
-    (port, received)
-}
-
-/// Undoes quoted-printable (soft line breaks and `=XX`).
-fn unquote(text: &str) -> String {
-    let joined = text.replace("=\n", "");
-    let bytes = joined.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'=' && i + 2 < bytes.len() {
-            if let Ok(byte) = u8::from_str_radix(&joined[i + 1..i + 3], 16) {
-                out.push(byte);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[tokio::test]
@@ -1027,16 +943,6 @@ async fn a_daily_digest_gathers_the_days_mails_into_one() {
     );
     server.stop().await;
     database.remove().await;
-}
-
-/// Mails received so far, once one of them satisfies `wanted`.
-async fn mails_until(
-    received: &Mails,
-    what: &str,
-    wanted: impl Fn(&(Vec<String>, String)) -> bool,
-) -> Vec<(Vec<String>, String)> {
-    until(what, || async { received.lock().unwrap().iter().any(&wanted) }).await;
-    received.lock().unwrap().clone()
 }
 
 fn to(mail: &(Vec<String>, String), address: &str) -> bool {

@@ -14,7 +14,7 @@ use super::{conditional, correspondence, games, players, ratings, realtime, rule
 #[openapi(
     info(title = "Tavoliere", description = "A server for abstract board games."),
     paths(
-        players::register, players::login, players::sign_out, players::sign_out_everywhere, players::me, players::update_me, players::profile, players::my_events,
+        players::register, players::login, players::sign_out, players::sign_out_everywhere, players::me, players::update_me, players::new_mail_address, players::profile, players::my_events,
         rules::list, rules::analyze,
         games::create, games::list, games::show, games::join, games::decline, games::play, games::history,
         games::resign, games::draw, games::takeback, games::abort, games::board_svg, games::board_txt,

@@ -24,6 +24,7 @@ pub fn router() -> Router<AppState> {
         .route("/sessions/current", delete(sign_out))
         .route("/players/me", get(me).patch(update_me))
         .route("/players/me/events", get(my_events))
+        .route("/players/me/mail-address", post(new_mail_address))
         .route("/players/{name}", get(profile))
 }
 
@@ -74,6 +75,10 @@ pub struct MeJson {
     vacation_days_left: i64,
     /// The end (Unix ms) of the current or next vacation, or `null`.
     vacation_until: Option<i64>,
+    /// The player's secret address for play by mail (commands in the
+    /// body, one per line), or `null` when mail is off. Keep it secret:
+    /// with the registered email address it is the credential.
+    mail_address: Option<String>,
 }
 
 impl From<Me> for MeJson {
@@ -86,6 +91,7 @@ impl From<Me> for MeJson {
             digest: me.digest,
             vacation_days_left: me.vacation_days_left,
             vacation_until: me.vacation_until,
+            mail_address: me.mail_address,
         }
     }
 }
@@ -188,6 +194,13 @@ async fn sign_out_everywhere(State(state): State<AppState>, Auth(player): Auth) 
 #[utoipa::path(get, path = "/api/v1/players/me", tag = "players", responses((status = 200, body = MeJson), (status = 401)))]
 async fn me(State(state): State<AppState>, Auth(player): Auth) -> Result<Json<MeJson>> {
     Ok(Json(state.players.me(&player).await?.into()))
+}
+
+/// Replaces the player's secret mail address; the old one stops working.
+#[utoipa::path(post, path = "/api/v1/players/me/mail-address", tag = "players",
+    responses((status = 200, body = MeJson), (status = 401), (status = 404, description = "mail is off")))]
+async fn new_mail_address(State(state): State<AppState>, Auth(player): Auth) -> Result<Json<MeJson>> {
+    Ok(Json(state.players.new_mail_address(&player).await?.into()))
 }
 
 /// Changes the email or password.

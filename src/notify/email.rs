@@ -16,10 +16,17 @@ use crate::store::{EventRow, Player};
 use crate::views::{board, timestamp};
 
 /// A mail ready to send.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Mail {
     pub subject: String,
     pub text: String,
+    /// The game and ply of the board it shows: a reply to the mail plays
+    /// there (see `src/mail/`).
+    pub board: Option<(i64, i64)>,
+    /// `Reply-To:` (a reply token or a command address).
+    pub reply_to: Option<String>,
+    /// The `Message-ID` this mail answers (`In-Reply-To:`, `References:`).
+    pub in_reply_to: Option<String>,
 }
 
 /// The configured SMTP relay.
@@ -67,10 +74,15 @@ impl Mailer {
             Some(to.name.clone()),
             address.parse().map_err(|e| format!("bad address: {e}"))?,
         );
-        let message = Message::builder()
-            .from(self.from.clone())
-            .to(to)
-            .subject(mail.subject)
+        let mut message = Message::builder().from(self.from.clone()).to(to).subject(mail.subject);
+        if let Some(reply_to) = &mail.reply_to {
+            message = message.reply_to(reply_to.parse().map_err(|e| format!("bad Reply-To: {e}"))?);
+        }
+        if let Some(id) = mail.in_reply_to {
+            let id = format!("<{}>", id.trim_start_matches('<').trim_end_matches('>'));
+            message = message.in_reply_to(id.clone()).references(id);
+        }
+        let message = message
             .header(ContentType::TEXT_PLAIN)
             // Quoted-printable keeps the board readable in the raw mail
             // and its lines short, whatever the characters.
@@ -98,6 +110,7 @@ pub async fn compose(games: &Games, player: &Player, event: &EventRow, base_url:
         return Ok(Mail {
             subject: format!("Tavoliere: {}", event.kind.replace('_', " ")),
             text: format!("{}\n", serde_json::to_string_pretty(data).unwrap_or_default()),
+            ..Mail::default()
         });
     };
     let snapshot = games
@@ -166,7 +179,12 @@ pub async fn compose(games: &Games, player: &Player, event: &EventRow, base_url:
         }
     };
     text.push_str(&format!("\n{link}\n"));
-    Ok(Mail { subject, text })
+    Ok(Mail {
+        subject,
+        text,
+        board: Some((game_id, record.row.ply)),
+        ..Mail::default()
+    })
 }
 
 /// Each player's rating before and after a rated game, one line each
@@ -204,5 +222,6 @@ pub fn digest(mails: Vec<Mail>) -> Mail {
     Mail {
         subject: format!("Tavoliere digest: {} notifications", mails.len()),
         text,
+        ..Mail::default()
     }
 }

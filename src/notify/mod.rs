@@ -224,6 +224,8 @@ pub struct Notifier {
     mailer: Option<Mailer>,
     http: reqwest::Client,
     presence: Arc<dyn Presence>,
+    /// Where replies to the boards mailed go, when play by mail is on.
+    replies: Option<Arc<crate::mail::Addresses>>,
 }
 
 /// How many players or deliveries one pass handles.
@@ -251,7 +253,14 @@ impl Notifier {
             mailer,
             http,
             presence,
+            replies: None,
         })
+    }
+
+    /// Boards mailed from now on carry a reply token (`Reply-To:`).
+    pub fn with_replies(mut self, addresses: Arc<crate::mail::Addresses>) -> Notifier {
+        self.replies = Some(addresses);
+        self
     }
 
     pub fn email_enabled(&self) -> bool {
@@ -451,7 +460,16 @@ impl Notifier {
             return Ok(Some("the player was connected".to_owned()));
         }
         let (player, event) = self.event_of(row).await?;
-        let mail = email::compose(&self.games, &player, &event, &self.config.base_url).await?;
+        let mut mail = email::compose(&self.games, &player, &event, &self.config.base_url).await?;
+        if let (Some(addresses), Some((game, ply))) = (&self.replies, mail.board) {
+            let token = crate::mail::ReplyToken {
+                game,
+                player: player.id,
+                ply,
+            };
+            mail.reply_to = Some(addresses.reply_address(token));
+            mail.text.push_str(crate::mail::REPLY_HINT);
+        }
         mailer.send(&player, mail).await.map(|()| None)
     }
 

@@ -38,6 +38,8 @@ pub enum PlayerError {
     /// Ending a vacation when there is none now or to come.
     #[error("no vacation now or to come")]
     NoVacation,
+    #[error("play by mail is off on this server")]
+    MailOff,
     #[error(transparent)]
     Hashing(#[from] HashError),
     #[error("recomputing deadlines: {0}")]

@@ -4,7 +4,7 @@
 //!
 //! It owns every read and write of a player's own rows; the HTTP handlers
 //! parse a request, call one function here and render the answer. The rules
-//! (names, passwords, vacation arithmetic, settings) are plain functions
+//! (names, passwords, vacation arithmetic, settings, command addresses) are plain functions
 //! beside the service, with their tests; the service loads, decides with
 //! them, writes, and answers with typed results or a [`PlayerError`], which
 //! says what was refused and nothing about HTTP.
@@ -17,6 +17,7 @@ pub mod accounts;
 mod error;
 mod feeds;
 pub mod input;
+pub mod mailbox;
 pub mod passwords;
 pub mod settings;
 pub mod tokens;
@@ -52,7 +53,7 @@ pub trait Deadlines: Send + Sync {
 }
 
 /// The server's rules for players.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct PlayersConfig {
     /// Vacation days per calendar year.
     pub vacation_days: u32,
@@ -60,6 +61,8 @@ pub struct PlayersConfig {
     pub day_ms: i64,
     /// Whether webhooks may name loopback and private addresses.
     pub webhook_allow_private: bool,
+    /// The domain of command addresses; `None`: play by mail is off.
+    pub mail_domain: Option<String>,
 }
 
 impl PlayersConfig {
@@ -94,6 +97,8 @@ pub struct Me {
     pub vacation_days_left: i64,
     /// The end (Unix ms) of the current or next vacation.
     pub vacation_until: Option<i64>,
+    /// The secret command address for play by mail (`None`: mail is off).
+    pub mail_address: Option<String>,
 }
 
 impl Players {
@@ -123,6 +128,7 @@ impl Players {
             digest: settings.digest,
             vacation_days_left: self.config.allowance().days_left(&vacations, now),
             vacation_until: vacations::until(&vacations, now),
+            mail_address: self.mail_address(player).await?,
         })
     }
 }

@@ -213,7 +213,7 @@ impl Ratings {
 
     async fn player(&self, name: &str) -> RatingResult<Player> {
         // No name is longer: nothing to look up.
-        let player = if name.chars().count() <= crate::players::accounts::MAX_NAME_LEN {
+        let player = if name.chars().count() <= crate::players::input::MAX_NAME_LEN {
             self.store.player_by_name(&crate::players::name_key(name)).await?
         } else {
             None

@@ -1,8 +1,7 @@
 //! Storage: the store's traits, one per aggregate ([`PlayerStore`],
 //! [`GameStore`], [`ClockStore`], [`ConditionalStore`], [`NotifyStore`],
-//! [`RatingStore`], together [`Store`]), over
-//! two backends (SQLite, PostgreSQL) chosen once at start-up from the
-//! database URL.
+//! [`RatingStore`], [`MailStore`], together [`Store`]), over two backends
+//! (SQLite, PostgreSQL) chosen once at start-up from the database URL.
 //!
 //! Both databases run the same SQL (numbered `$n` parameters work in both),
 //! so the traits are implemented once, in `shared/`, for every
@@ -27,6 +26,7 @@ mod conditionals;
 mod error;
 mod games;
 mod group_commit;
+mod mail;
 mod model;
 pub mod notify;
 mod players;
@@ -46,12 +46,13 @@ pub use conditionals::ConditionalStore;
 pub use error::{StoreError, StoreResult};
 pub use games::GameStore;
 pub use group_commit::CommitStats;
+pub use mail::MailStore;
 pub use model::{
     ConditionalRow, ConditionalTrees, ConditionalWrite, Credentials, DeadlineChange, DeliveryRow, Event, EventRow,
-    GameFilter, GameRecord, GameRow, GameUpdate, MoveRow, NewConditional, NewDelivery, NewGame, NewMove, NewPassword,
-    NewPlayer, NewToken, NewVacation, NotifySettings, Outbox, PlayedGame, Player, PlayerChange, PlayerEvent,
-    PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow, RatingValues, Reminder, SeatRow, SettingsUpdate,
-    Settlement, Waiting,
+    GameFilter, GameRecord, GameRow, GameUpdate, InboxRow, MailSettlement, MoveRow, NewConditional, NewDelivery,
+    NewGame, NewMail, NewMove, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox, PlayedGame,
+    Player, PlayerChange, PlayerEvent, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow, RatingValues,
+    Reminder, SeatRow, SettingsUpdate, Settlement, Waiting,
 };
 pub use notify::NotifyStore;
 pub use players::PlayerStore;
@@ -62,7 +63,7 @@ pub use sqlite::SqliteStore;
 /// Everything the service stores, on one backend.
 #[async_trait]
 pub trait Store:
-    PlayerStore + GameStore + ClockStore + ConditionalStore + NotifyStore + RatingStore + Send + Sync + 'static
+    PlayerStore + GameStore + ClockStore + ConditionalStore + NotifyStore + RatingStore + MailStore + Send + Sync + 'static
 {
     /// Which backend, for logs and metrics.
     fn backend(&self) -> &'static str;

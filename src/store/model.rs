@@ -556,3 +556,46 @@ pub struct RatedGame {
     #[sqlx(skip)]
     pub seats: Vec<(Seat, i64)>,
 }
+
+/// A mail to keep in the inbox, as the SMTP listener accepted it.
+#[derive(Clone, Debug)]
+pub struct NewMail {
+    /// The Message-ID, or a hash of the message when it has none.
+    pub message_key: String,
+    /// The recipient address it came for (token or command address).
+    pub recipient: String,
+    /// The player that address names: their mails are processed in order.
+    pub player_id: i64,
+    pub envelope_from: String,
+    pub message: Vec<u8>,
+    pub now: i64,
+}
+
+/// A stored mail still to process (`pending`) or to answer (`replying`).
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct InboxRow {
+    pub id: i64,
+    pub recipient: String,
+    pub player_id: i64,
+    pub envelope_from: String,
+    pub message: Vec<u8>,
+    pub received_at: i64,
+    pub status: String,
+    pub claimed_until: i64,
+    /// The stored reply (JSON), once the commands ran.
+    pub reply: Option<String>,
+}
+
+/// The next step of a stored mail: its new status, the reply to send (for
+/// `replying`) and what happened, for the log.
+#[derive(Clone, Debug)]
+pub struct MailSettlement {
+    pub id: i64,
+    pub status: &'static str,
+    pub reply: Option<String>,
+    pub outcome: Option<String>,
+    /// Until when nobody works on it again (`now` releases it; later, a
+    /// retry's backoff).
+    pub claimed_until: i64,
+    pub now: i64,
+}

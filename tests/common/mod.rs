@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod smtp;
 mod ws;
 
 #[allow(unused_imports)]
@@ -100,6 +101,8 @@ impl Database {
 /// A running server and an HTTP client.
 pub struct TestServer {
     pub base: String,
+    /// The SMTP listener, when play by mail is on.
+    pub mail: Option<std::net::SocketAddr>,
     pub client: reqwest::Client,
     shutdown: Option<oneshot::Sender<()>>,
     handle: Option<JoinHandle<()>>,
@@ -113,11 +116,22 @@ impl TestServer {
     /// A server as `tavoliere serve` wires it (the notifier asks the
     /// real-time hub who is connected).
     pub async fn start_with(config: Config) -> TestServer {
+        Self::start_serving(config, None).await
+    }
+
+    /// A server with play by mail on, its SMTP listener on `127.0.0.1:0`.
+    pub async fn start_with_mail(config: Config) -> TestServer {
+        let mail = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+        Self::start_serving(config, Some(mail)).await
+    }
+
+    async fn start_serving(config: Config, mail: Option<TcpListener>) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let address = listener.local_addr().expect("local address");
+        let mail_address = mail.as_ref().map(|m| m.local_addr().expect("local address"));
         let (tx, rx) = oneshot::channel::<()>();
         let handle = tokio::spawn(async move {
-            tavoliere::run(listener, config, async {
+            tavoliere::run_with_mail(listener, mail, config, async {
                 let _ = rx.await;
             })
             .await
@@ -125,6 +139,7 @@ impl TestServer {
         });
         let server = TestServer {
             base: format!("http://{address}"),
+            mail: mail_address,
             client: reqwest::Client::new(),
             shutdown: Some(tx),
             handle: Some(handle),
@@ -208,6 +223,20 @@ impl TestServer {
     pub async fn register(&self, name: &str) -> String {
         let (status, body) = self
             .post("/players", None, json!({ "name": name, "password": "correct horse" }))
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        body["token"].as_str().expect("a token").to_owned()
+    }
+
+    /// Registers a player with the address `<name>@example.org`; returns
+    /// their token.
+    pub async fn register_with_email(&self, name: &str) -> String {
+        let (status, body) = self
+            .post(
+                "/players",
+                None,
+                json!({ "name": name, "password": "correct horse", "email": format!("{name}@example.org") }),
+            )
             .await;
         assert_eq!(status, StatusCode::CREATED, "{body}");
         body["token"].as_str().expect("a token").to_owned()
