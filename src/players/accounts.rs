@@ -250,7 +250,6 @@ impl Players {
         Ok(self.store.player_by_name(&name_key(name)).await?)
     }
 
-
     /// Changes the email, the password (ending every other session) and the
     /// notification settings, all checked before anything is written and
     /// then written at once.
