@@ -121,7 +121,14 @@ async fn two_players_play_a_whole_game_over_websocket_mixed_with_http_while_spec
     }
     let outcome = json!(position.outcome().expect("the line ends the game"));
     assert_eq!(state["outcome"], outcome, "{state}");
-    assert_eq!(finished["data"], outcome, "{finished}");
+    // A rated game's end also says what it did to both ratings.
+    assert_eq!(finished["data"]["winners"], outcome["winners"], "{finished}");
+    assert_eq!(finished["data"]["reason"], outcome["reason"], "{finished}");
+    assert_eq!(
+        finished["data"]["ratings"].as_array().map(Vec::len),
+        Some(2),
+        "{finished}"
+    );
     assert_eq!(state["ply"], line.len(), "{state}");
     teardown(database, server).await;
 }
