@@ -595,7 +595,17 @@ async fn conditional_moves_are_recorded_on_an_analysis_board() {
     alice.goto(&format!("{base}/game/{id}")).await;
 
     // Alice is to move: bob's page offers the editor, alice's does not.
-    bob.wait("!document.querySelector('#conditional').hidden", "the editor")
+    bob.wait(
+        "(document.querySelector('#conditional') || { hidden: true }).hidden === false",
+        "the editor",
+    )
+    .await;
+    alice
+        .wait(
+            "document.querySelector('#status') && document.querySelector('#conditional') \
+             && document.querySelector('#status').textContent.includes('Your move')",
+            "alice's turn",
+        )
         .await;
     assert_eq!(
         alice.eval("document.querySelector('#conditional').hidden").await,
