@@ -671,3 +671,61 @@ async fn without_the_mail_door_there_is_no_mail_address() {
     common::assert_error(status, &body, StatusCode::NOT_FOUND, "not_found");
     common::teardown(database, server).await;
 }
+
+#[tokio::test]
+async fn queued_lines_are_conditional_moves_played_for_the_player() {
+    let w = world().await;
+    let (game, alice, bob) = started(&w).await;
+    let bob_address = w.mail_address(&bob).await;
+    // Alice is to move. Bob queues two lines, then one the rules refuse.
+    let body = format!("queue {game} a1 h8\nqueue {game} b1 g8\nqueue {game} c1 zz\nqueue {game}\n");
+    let (_, id) = w.send("bob", &bob_address, "if then", &body).await;
+    let reply = w.reply("bob", &id).await;
+    let text = &reply.body;
+    assert!(text.contains("if a1 then h8"), "{text}");
+    assert!(text.contains("if b1 then g8"), "{text}");
+    assert!(
+        text.contains(&format!("> queue {game} c1 zz\nRefused: line 3, ply ")),
+        "{text}"
+    );
+    assert!(text.contains("1 line was refused and changed nothing"), "{text}");
+    let (status, tree) = w.server.get(&format!("/games/{game}/conditional"), Some(&bob)).await;
+    assert_eq!(status, StatusCode::OK, "{tree}");
+    let lines = tree["lines"].as_array().expect("lines");
+    assert_eq!(lines.len(), 2, "{tree}");
+    assert!(lines.contains(&json!(["a1", "h8"])), "{tree}");
+    assert!(lines.contains(&json!(["b1", "g8"])), "{tree}");
+
+    // Alice plays a1 in the browser's way, over HTTP: bob's h8 answers at once.
+    let (status, answer) = w.server.play(game, &alice, "a1", 0).await;
+    assert_eq!(status, StatusCode::CREATED, "{answer}");
+    let state = w.state(game).await;
+    assert_eq!(state["ply"], 2, "{state}");
+    let (_, moves) = w.server.get(&format!("/games/{game}/moves"), None).await;
+    assert_eq!(moves["moves"][1]["move"], "h8", "{moves}");
+    assert_eq!(moves["moves"][1]["player"], "bob", "{moves}");
+
+    // The tree is played out; `queue <game> clear` on nothing is no error.
+    let (_, id) = w
+        .send(
+            "bob",
+            &bob_address,
+            "clear",
+            &format!("queue {game} clear\nqueue {game}\n"),
+        )
+        .await;
+    let reply = w.reply("bob", &id).await;
+    assert!(
+        reply.body.contains("Your conditional moves are cleared."),
+        "{}",
+        reply.body
+    );
+    assert!(
+        reply
+            .body
+            .contains(&format!("You have no conditional moves in #{game}.")),
+        "{}",
+        reply.body
+    );
+    w.end().await;
+}

@@ -6,8 +6,10 @@
 //! `resign <game>`, `draw <game> yes|no`, `takeback <game> yes|no`,
 //! `abort <game>`, `chat <game> <text>`, `history <game>`, `rules <game>`,
 //! `challenge <player>[,<player>…] <game>[/<variant>] [days=<n>] [private]`,
-//! `accept <game>`, `decline <game>`, `vacation <days>`. Game ids are
-//! written `12` or `#12`.
+//! `accept <game>`, `decline <game>`, `vacation <days>`, and pbmserv's
+//! `queue <game> <their move> <my reply> …` for conditional moves (one line
+//! of the tree per command; `queue <game>` shows the tree, `queue <game>
+//! clear` drops it). Game ids are written `12` or `#12`.
 //!
 //! A line whose first word is no command's name is not an error: it is a
 //! comment, which [`crate::mail::script`] turns into a move's message.
@@ -58,6 +60,11 @@ pub enum Action {
     Rules,
     Accept,
     Decline,
+    /// `queue`: a line of conditional moves to add to the player's tree
+    /// (their move, my reply, …); empty: show the tree.
+    Queue(Vec<String>),
+    /// `queue <game> clear`.
+    QueueClear,
 }
 
 /// A new game, as `challenge` asks for it.
@@ -90,12 +97,12 @@ pub enum CommandError {
     Usage(&'static str),
 }
 
-const GAME_VERBS: [&str; 11] = [
-    "move", "board", "resign", "draw", "takeback", "abort", "chat", "history", "rules", "accept", "decline",
+const GAME_VERBS: [&str; 12] = [
+    "move", "board", "resign", "draw", "takeback", "abort", "chat", "history", "rules", "accept", "decline", "queue",
 ];
 
 /// How each command is written, for errors and `help`.
-pub const USAGE: [&str; 15] = [
+pub const USAGE: [&str; 16] = [
     "help",
     "games",
     "board <game> [<ply>]",
@@ -110,6 +117,7 @@ pub const USAGE: [&str; 15] = [
     "challenge <player>[,<player>...] <game>[/<variant>] [days=<n>] [private]",
     "accept <game>",
     "decline <game>",
+    "queue <game> [<their move> <your reply> ...|clear]",
     "vacation <days>",
 ];
 
@@ -180,6 +188,8 @@ impl Action {
             ("rules", []) => Action::Rules,
             ("accept", []) => Action::Accept,
             ("decline", []) => Action::Decline,
+            ("queue", [word]) if word.eq_ignore_ascii_case("clear") => Action::QueueClear,
+            ("queue", moves) => Action::Queue(moves.iter().map(|m| (*m).to_owned()).collect()),
             _ => return Err(bad()),
         };
         Ok(action)
@@ -223,6 +233,9 @@ impl fmt::Display for Action {
             Action::Rules => f.write_str("rules"),
             Action::Accept => f.write_str("accept"),
             Action::Decline => f.write_str("decline"),
+            Action::Queue(moves) if moves.is_empty() => f.write_str("queue"),
+            Action::Queue(moves) => write!(f, "queue {}", moves.join(" ")),
+            Action::QueueClear => f.write_str("queue clear"),
         }
     }
 }
@@ -357,6 +370,9 @@ mod tests {
             "challenge bob gravity",
             "accept #9",
             "decline #9",
+            "queue #9 d4 h8 c3 g7",
+            "queue #9",
+            "queue #9 clear",
             "vacation 5",
         ] {
             let command = parsed(line);

@@ -279,7 +279,43 @@ impl Services {
                 games.decline(player, id).await?;
                 Answer::ok("You declined the invitation.")
             }
+            Action::Queue(line) => Answer::ok(self.queue(player, id, line).await?),
+            Action::QueueClear => {
+                games.clear_conditional(player, id).await?;
+                Answer::ok("Your conditional moves are cleared.")
+            }
         })
+    }
+
+    /// `queue`: `line` joins the player's tree of conditional moves (a tree
+    /// set through the API or by earlier `queue` lines keeps its other
+    /// lines); an empty line only shows the tree.
+    async fn queue(&self, player: &Player, id: i64, line: &[String]) -> Result<String, Refusal> {
+        let mut lines = match self.games.conditional(player, id).await {
+            Ok(tree) => tree.lines,
+            Err(GameError::NoConditional(_)) => Vec::new(),
+            Err(e) => return Err(e.into()),
+        };
+        if !line.is_empty() {
+            lines.push(line.to_vec());
+            lines = self.games.set_conditional(player, id, &lines).await?.lines;
+        }
+        if lines.is_empty() {
+            return Ok(format!("You have no conditional moves in #{id}."));
+        }
+        let mut text = format!("Your conditional moves in #{id}:\n");
+        for line in &lines {
+            let steps: Vec<String> = line
+                .chunks(2)
+                .map(|pair| match pair {
+                    [theirs, mine] => format!("if {theirs} then {mine}"),
+                    [theirs] => format!("if {theirs} then (nothing)"),
+                    _ => String::new(),
+                })
+                .collect();
+            text.push_str(&format!("  {}\n", steps.join(", ")));
+        }
+        Ok(text.trim_end().to_owned())
     }
 
     async fn board_at(&self, player: &Player, id: i64, ply: Option<i64>) -> Result<String, Refusal> {
