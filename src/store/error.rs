@@ -9,7 +9,9 @@ pub enum StoreError {
     /// The database URL names no backend this build has.
     #[error("DATABASE_URL must start with sqlite: or postgres://")]
     UnknownDatabase,
-    /// The game changed since it was read: reload and decide again.
+    /// The game changed since it was read, or the database rolled the
+    /// write back to break a deadlock: nothing was written; reload and
+    /// decide again.
     #[error("the game changed meanwhile")]
     Conflict,
     /// A rating the game's end was computed from changed meanwhile (another
@@ -31,9 +33,20 @@ pub enum StoreError {
     Writer(Arc<rusqlite::Error>),
 }
 
+/// PostgreSQL's `deadlock_detected` and `serialization_failure`: it rolled
+/// the transaction back whole, so nothing of it was written and deciding
+/// again from a fresh read is safe. Two servers ending games that share a
+/// player can meet this way (each holds one player's row the other needs).
+const ROLLED_BACK_BY_THE_DATABASE: [&str; 2] = ["40P01", "40001"];
+
 impl From<sqlx::Error> for StoreError {
     fn from(error: sqlx::Error) -> StoreError {
+        let rolled_back = error
+            .as_database_error()
+            .and_then(|e| e.code())
+            .is_some_and(|code| ROLLED_BACK_BY_THE_DATABASE.contains(&code.as_ref()));
         match error {
+            _ if rolled_back => StoreError::Conflict,
             sqlx::Error::ColumnDecode { .. } | sqlx::Error::Decode(_) | sqlx::Error::ColumnNotFound(_) => {
                 StoreError::BadRow(error)
             }
