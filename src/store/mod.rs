@@ -7,7 +7,7 @@
 //! so the traits are implemented once, in `shared/`, for every
 //! [`Backend`](backend::Backend), with bounds naming what the statements bind
 //! and read; rows come through `sqlx::FromRow` into the models of
-//! `model.rs` (`rows.rs` where a row is not already a model). What differs
+//! `model/` (`rows.rs` where a row is not already a model). What differs
 //! between the backends lives in their own modules, in plain code: `sqlite/`
 //! (connection options, migrations, one writer at a time, the rusqlite
 //! group-commit writer in `sqlite/writer.rs`) and `postgres/` (pool,
