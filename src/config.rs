@@ -10,15 +10,8 @@ pub struct Config {
     /// Address to listen on.
     #[arg(long, env = "TAVOLIERE_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
-    /// Database: a SQLite file (`sqlite://path`, created if missing) or
-    /// PostgreSQL (`postgres://user:password@host/db`). Migrations run at start.
-    #[arg(
-        long,
-        env = "DATABASE_URL",
-        default_value = "sqlite://tavoliere.db",
-        hide_env_values = true
-    )]
-    pub database_url: DatabaseUrl,
+    #[command(flatten)]
+    pub data: DataConfig,
     /// Log filter, e.g. `info` or `tavoliere=debug,tower_http=debug`.
     #[arg(long, env = "TAVOLIERE_LOG", default_value = "info")]
     pub log: String,
@@ -31,12 +24,6 @@ pub struct Config {
     /// Longest a request may take, in seconds, before a 408.
     #[arg(long, env = "TAVOLIERE_REQUEST_TIMEOUT", default_value_t = 30)]
     pub request_timeout: u64,
-    /// How many milliseconds a clock "day" lasts (days per move, banks,
-    /// vacations, reminders). A testing and operations knob: leave it at a
-    /// real day in production.
-    #[arg(long, env = "TAVOLIERE_CLOCK_DAY_MS", default_value_t = 86_400_000,
-          value_parser = clap::value_parser!(i64).range(1..=86_400_000 * 7))]
-    pub clock_day_ms: i64,
     /// How often the background task looks for games lost on time and
     /// reminders due, in milliseconds.
     #[arg(long, env = "TAVOLIERE_SWEEP_INTERVAL_MS", default_value_t = 5_000,
@@ -60,13 +47,12 @@ pub struct Config {
 }
 
 impl Config {
-    /// The clock settings of the games service.
     /// The players service's rules: vacation allowance, the clock's day,
     /// webhook addresses.
     pub fn players(&self) -> crate::players::PlayersConfig {
         crate::players::PlayersConfig {
             vacation_days: self.vacation_days,
-            day_ms: self.clock_day_ms,
+            day_ms: self.data.clock_day_ms,
             webhook_allow_private: self.notify.webhook_allow_private,
             mail_domain: None,
         }
@@ -74,18 +60,40 @@ impl Config {
 
     /// The rating system's parameters, idle periods in clock days.
     pub fn rating_params(&self) -> crate::ratings::Params {
-        self.ratings.params(self.clock_day_ms)
+        self.ratings.params(self.data.clock_day_ms)
     }
 
     pub fn timing(&self) -> crate::games::Timing {
         let scale = crate::clock::Scale {
-            day_ms: self.clock_day_ms,
+            day_ms: self.data.clock_day_ms,
         };
         crate::games::Timing {
             scale,
-            remind_before_ms: i64::from(self.reminder_hours) * self.clock_day_ms / 24,
+            remind_before_ms: i64::from(self.reminder_hours) * self.data.clock_day_ms / 24,
         }
     }
+}
+
+/// Where the servers keep their data and how long their clock day is: what
+/// every command that works on that data (`serve`, `ratings rebuild`) must
+/// agree on.
+#[derive(Clone, Debug, Args)]
+pub struct DataConfig {
+    /// Database: a SQLite file (`sqlite://path`, created if missing) or
+    /// PostgreSQL (`postgres://user:password@host/db`). Migrations run at start.
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://tavoliere.db",
+        hide_env_values = true
+    )]
+    pub database_url: DatabaseUrl,
+    /// How many milliseconds a clock "day" lasts (days per move, banks,
+    /// vacations, reminders). A testing and operations knob: leave it at a
+    /// real day in production.
+    #[arg(long, env = "TAVOLIERE_CLOCK_DAY_MS", default_value_t = 86_400_000,
+          value_parser = clap::value_parser!(i64).range(1..=86_400_000 * 7))]
+    pub clock_day_ms: i64,
 }
 
 /// The Glicko-2 parameters (`tavoliere serve` and `tavoliere ratings
@@ -199,12 +207,14 @@ impl Config {
     pub fn with_database(database_url: impl Into<String>) -> Config {
         Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-            database_url: DatabaseUrl(database_url.into()),
+            data: DataConfig {
+                database_url: DatabaseUrl(database_url.into()),
+                clock_day_ms: 86_400_000,
+            },
             log: "info".to_owned(),
             cors_origins: Vec::new(),
             body_limit: 64 * 1024,
             request_timeout: 30,
-            clock_day_ms: 86_400_000,
             sweep_interval_ms: 5_000,
             reminder_hours: 24,
             vacation_days: 30,

@@ -83,7 +83,7 @@ pub async fn run_with_mail(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), RunError> {
-    let store = store::connect(&config.database_url.0).await?;
+    let store = store::connect(&config.data.database_url.0).await?;
     let metrics = Arc::new(metrics::Metrics::default());
     let hub = Arc::new(realtime::Hub::new(config.realtime.ws_channel_capacity));
     let ratings = Arc::new(ratings::Ratings::new(store.clone(), config.rating_params()));

@@ -20,7 +20,7 @@ use tokio::net::TcpListener;
 /// A config with short clock days and quick background passes.
 fn config(database: &Database, day_ms: i64, sweep_ms: u64) -> Config {
     let mut config = Config::with_database(&database.url);
-    config.clock_day_ms = day_ms;
+    config.data.clock_day_ms = day_ms;
     config.sweep_interval_ms = sweep_ms;
     config.notify.notify_interval_ms = 25;
     config.notify.notify_retry_ms = 40;

@@ -8,7 +8,7 @@ use std::fmt;
 
 use clap::{Args, Subcommand};
 
-use crate::config::{DatabaseUrl, RatingConfig};
+use crate::config::{DataConfig, RatingConfig};
 use crate::ratings::{Ratings, Rebuilt};
 
 #[derive(Debug, Subcommand)]
@@ -19,18 +19,8 @@ pub enum RatingsCommand {
 
 #[derive(Clone, Debug, Args)]
 pub struct RebuildArgs {
-    /// The database the servers use.
-    #[arg(
-        long,
-        env = "DATABASE_URL",
-        default_value = "sqlite://tavoliere.db",
-        hide_env_values = true
-    )]
-    pub database_url: DatabaseUrl,
-    /// The servers' clock day, which idle rating periods are counted in.
-    #[arg(long, env = "TAVOLIERE_CLOCK_DAY_MS", default_value_t = 86_400_000,
-          value_parser = clap::value_parser!(i64).range(1..=86_400_000 * 7))]
-    pub clock_day_ms: i64,
+    #[command(flatten)]
+    pub data: DataConfig,
     #[command(flatten)]
     pub ratings: RatingConfig,
     /// Only compare: store nothing.
@@ -40,8 +30,8 @@ pub struct RebuildArgs {
 
 /// Runs the rebuild `args` ask for.
 pub async fn rebuild(args: &RebuildArgs) -> Result<Rebuilt, Box<dyn std::error::Error + Send + Sync>> {
-    let store = crate::store::connect(&args.database_url.0).await?;
-    let ratings = Ratings::new(store, args.ratings.params(args.clock_day_ms));
+    let store = crate::store::connect(&args.data.database_url.0).await?;
+    let ratings = Ratings::new(store, args.ratings.params(args.data.clock_day_ms));
     Ok(ratings.rebuild(args.dry_run).await?)
 }
 

@@ -187,6 +187,14 @@ mod tests {
         assert_eq!(result(&[], seat(3)), PlayerResult::Draw);
     }
 
+    /// A newcomer's rating after one period against newcomers, with these
+    /// scores.
+    fn newcomer_after(scores: &[f64]) -> glicko::Rating {
+        let new = params().initial;
+        let encounters: Vec<Encounter> = scores.iter().map(|&score| Encounter { opponent: new, score }).collect();
+        glicko::update(new, &encounters, params().tau)
+    }
+
     /// Four seats, one winner: the winner is rated as beating three
     /// newcomers in one period, each loser as losing to the winner and
     /// drawing the other two.
@@ -196,34 +204,9 @@ mod tests {
         let opponents = everyone_else(4);
         let changes = rate(&params(), &finished(&seats, &[seat(1)], &opponents), &[]);
         assert_eq!(changes.len(), 4);
-        let new = params().initial;
-        let won = glicko::update(
-            new,
-            &[Encounter {
-                opponent: new,
-                score: 1.0,
-            }; 3],
-            params().tau,
-        );
+        let won = newcomer_after(&[1.0; 3]);
         assert_eq!(changes[1].after.rating, won.rating);
-        let lost = glicko::update(
-            new,
-            &[
-                Encounter {
-                    opponent: new,
-                    score: 0.0,
-                },
-                Encounter {
-                    opponent: new,
-                    score: 0.5,
-                },
-                Encounter {
-                    opponent: new,
-                    score: 0.5,
-                },
-            ],
-            params().tau,
-        );
+        let lost = newcomer_after(&[0.0, 0.5, 0.5]);
         assert_eq!(changes[0].after.rating, lost.rating);
         assert!(changes.iter().all(|c| c.number == 1 && c.ordinal == 1));
         assert_eq!(changes[0].result, PlayerResult::Loss);
@@ -241,15 +224,7 @@ mod tests {
             vec![seat(0), seat(2)],
         ];
         let changes = rate(&params(), &finished(&seats, &[seat(0), seat(2)], &opponents), &[]);
-        let new = params().initial;
-        let won = glicko::update(
-            new,
-            &[Encounter {
-                opponent: new,
-                score: 1.0,
-            }; 2],
-            params().tau,
-        );
+        let won = newcomer_after(&[1.0; 2]);
         assert_eq!(changes[0].after, changes[2].after);
         assert_eq!(changes[0].after.rating, won.rating);
         assert_eq!(changes[1].after, changes[3].after);

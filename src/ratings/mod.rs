@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use crate::domain::Seat;
 use crate::rules::{catalogue, UnknownGame};
-use crate::store::{GameRecord, Player, RatingChange, RatingPoint, RatingRow, Store, StoreError};
+use crate::store::{GameRecord, LeaderboardPage, Player, RatingChange, RatingPoint, RatingRow, Store, StoreError};
 
 pub use glicko::Rating;
 pub use rebuild::Rebuilt;
@@ -198,7 +198,13 @@ impl Ratings {
         let limit = limit.unwrap_or(50).clamp(1, 100);
         let mut entries = self
             .store
-            .leaderboard(info.slug, variant.slug, PROVISIONAL_RD, offset, limit + 1)
+            .leaderboard(LeaderboardPage {
+                game: info.slug,
+                variant: variant.slug,
+                max_rd: PROVISIONAL_RD,
+                offset,
+                limit: limit + 1,
+            })
             .await?;
         let next_cursor = (entries.len() as i64 > limit).then_some(offset + limit);
         entries.truncate(limit as usize);

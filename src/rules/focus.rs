@@ -10,7 +10,7 @@ use arrayvec::ArrayVec;
 
 use super::board::{reach, Bitboard, NotationError, Square};
 use super::playout::Rng;
-use super::{BoardView, EndReason, Outcome, Rules, Seat, SeatView, View, Winners};
+use super::{BoardView, EndReason, Outcome, Progress, Rules, Seat, SeatView, View, Winners};
 
 /// Seat colours of the two-player variants, seat 0 first.
 pub const TWO_COLOURS: &[&str] = &["red", "green"];
@@ -184,8 +184,7 @@ pub struct Focus {
     /// ...and who makes it: the same seat, or its partner when it is out
     /// (`four-teams`).
     mover: Seat,
-    ply: u32,
-    outcome: Option<Outcome>,
+    progress: Progress,
 }
 
 impl Focus {
@@ -230,8 +229,7 @@ impl Focus {
             out: 0,
             turn: 0,
             mover: 0,
-            ply: 0,
-            outcome: None,
+            progress: Progress::default(),
         }
     }
 
@@ -264,7 +262,7 @@ impl Focus {
     }
 
     fn in_swap_phase(&self) -> bool {
-        self.variant == Variant::Standard && self.ply < 2 && self.outcome.is_none()
+        self.variant == Variant::Standard && self.progress.ply < 2 && self.progress.outcome.is_none()
     }
 
     fn top(&self, square: Square) -> Option<Seat> {
@@ -392,7 +390,7 @@ impl Focus {
                 }
             }
         }
-        self.ply += 1;
+        self.progress.ply += 1;
         self.advance();
     }
 
@@ -409,7 +407,7 @@ impl Focus {
                         self.turn = slot;
                         self.mover = slot;
                     } else {
-                        self.outcome = Some(Outcome::win(1 - slot, EndReason::NoLegalMove));
+                        self.progress.outcome = Some(Outcome::win(1 - slot, EndReason::NoLegalMove));
                     }
                     return;
                 }
@@ -426,7 +424,7 @@ impl Focus {
                     let left = !self.out & 0b1111;
                     if left.count_ones() == 1 {
                         let winner = left.trailing_zeros() as Seat;
-                        self.outcome = Some(Outcome::win(winner, EndReason::LastPlayerStanding));
+                        self.progress.outcome = Some(Outcome::win(winner, EndReason::LastPlayerStanding));
                         return;
                     }
                 }
@@ -442,7 +440,7 @@ impl Focus {
                         }
                         self.out |= 1 << seat;
                     }
-                    self.outcome = Some(Outcome {
+                    self.progress.outcome = Some(Outcome {
                         winners: Winners::seats(&[slot ^ 1, slot ^ 3]),
                         reason: EndReason::OpponentsOut,
                     });
@@ -567,22 +565,15 @@ impl Rules for Focus {
         }
     }
 
-    fn to_move(&self) -> Option<Seat> {
-        self.outcome.is_none().then_some(self.mover)
+    fn mover(&self) -> Seat {
+        self.mover
     }
 
-    fn outcome(&self) -> Option<Outcome> {
-        self.outcome
+    fn progress(&self) -> &Progress {
+        &self.progress
     }
 
-    fn ply(&self) -> u32 {
-        self.ply
-    }
-
-    fn legal_moves(&self, moves: &mut MoveList) {
-        if self.outcome.is_some() {
-            return;
-        }
+    fn legal_moves_in_play(&self, moves: &mut MoveList) {
         if self.in_swap_phase() {
             self.legal_swaps(moves);
             return;
@@ -692,7 +683,7 @@ impl Rules for Focus {
     }
 
     fn random_move(&self, rng: &mut Rng) -> Option<Move> {
-        if self.outcome.is_some() {
+        if self.progress.outcome.is_some() {
             return None;
         }
         if self.in_swap_phase() {
@@ -752,7 +743,7 @@ mod tests {
     fn setup(variant: Variant, limit: Limit, stacks: &str) -> Focus {
         let mut game = Focus::empty(variant, limit);
         if variant == Variant::Standard {
-            game.ply = 2;
+            game.progress.ply = 2;
         }
         for item in stacks.split_whitespace() {
             let (square, seats) = item.split_once(':').unwrap();
@@ -1156,7 +1147,7 @@ mod tests {
                         let height = game.heights[square.index()];
                         assert!(height >= 1 && height <= game.limit_at(square), "{square} after {m}");
                     }
-                    if game.ply > 300 {
+                    if game.progress.ply > 300 {
                         break;
                     }
                 }
@@ -1177,7 +1168,7 @@ mod tests {
                     let off: u32 = (0..4).map(|s| game.reserve[s] as u32 + game.captured[s] as u32).sum();
                     assert_eq!(on_board + off, total);
                     assert!({ game.occupied }.all(|s| game.heights[s.index()] <= 5));
-                    if game.ply > 300 {
+                    if game.progress.ply > 300 {
                         break;
                     }
                 }
@@ -1195,7 +1186,7 @@ mod tests {
                 assert!(moves.contains(&m.to_string()));
                 assert_eq!(game.legalize(m), Ok(m));
                 game.play_unchecked(m);
-                if game.ply > 200 {
+                if game.progress.ply > 200 {
                     break;
                 }
             }
@@ -1286,7 +1277,7 @@ mod tests {
                         out_order.push(s);
                     }
                 }
-                if game.ply > 20_000 {
+                if game.progress.ply > 20_000 {
                     break;
                 }
             }
@@ -1349,7 +1340,7 @@ mod tests {
                 assert!(!game.is_out(seat));
                 assert!(seat == game.turn || (game.is_out(game.turn) && seat == game.turn ^ 2));
                 game.play_unchecked(m);
-                if game.ply > 20_000 {
+                if game.progress.ply > 20_000 {
                     break;
                 }
             }

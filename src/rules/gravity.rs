@@ -5,7 +5,7 @@ use arrayvec::ArrayVec;
 
 use super::board::{Bitboard, Square};
 use super::playout::Rng;
-use super::{BoardView, EndReason, Outcome, Rules, Seat, SeatView, View};
+use super::{BoardView, EndReason, Outcome, Progress, Rules, Seat, SeatView, View};
 
 /// Seat colours, seat 0 first.
 pub const COLOURS: [&str; 2] = ["yellow", "red"];
@@ -74,8 +74,7 @@ pub enum Illegal {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Gravity {
     pieces: [Bitboard; 2],
-    ply: u32,
-    outcome: Option<Outcome>,
+    progress: Progress,
 }
 
 impl Default for Gravity {
@@ -88,8 +87,7 @@ impl Gravity {
     pub fn new() -> Gravity {
         Gravity {
             pieces: [Bitboard::EMPTY; 2],
-            ply: 0,
-            outcome: None,
+            progress: Progress::default(),
         }
     }
 
@@ -138,22 +136,16 @@ impl Rules for Gravity {
     type MoveList = ArrayVec<Square, 64>;
     type Illegal = Illegal;
 
-    fn to_move(&self) -> Option<Seat> {
-        self.outcome.is_none().then_some((self.ply % 2) as Seat)
+    fn mover(&self) -> Seat {
+        (self.progress.ply % 2) as Seat
     }
 
-    fn outcome(&self) -> Option<Outcome> {
-        self.outcome
+    fn progress(&self) -> &Progress {
+        &self.progress
     }
 
-    fn ply(&self) -> u32 {
-        self.ply
-    }
-
-    fn legal_moves(&self, moves: &mut Self::MoveList) {
-        if self.outcome.is_none() {
-            moves.extend(!self.occupied());
-        }
+    fn legal_moves_in_play(&self, moves: &mut Self::MoveList) {
+        moves.extend(!self.occupied());
     }
 
     fn legalize(&self, entry: Square) -> Result<Square, Illegal> {
@@ -165,14 +157,14 @@ impl Rules for Gravity {
     }
 
     fn play_unchecked(&mut self, entry: Square) {
-        let seat = (self.ply % 2) as usize;
+        let seat = (self.progress.ply % 2) as usize;
         let landing = self.landing(entry);
         self.pieces[seat].set(landing);
-        self.ply += 1;
+        self.progress.ply += 1;
         if Gravity::has_four(self.pieces[seat]) {
-            self.outcome = Some(Outcome::win(seat as Seat, EndReason::Line(4)));
-        } else if self.ply == 64 {
-            self.outcome = Some(Outcome::draw(EndReason::BoardFull));
+            self.progress.outcome = Some(Outcome::win(seat as Seat, EndReason::Line(4)));
+        } else if self.progress.ply == 64 {
+            self.progress.outcome = Some(Outcome::draw(EndReason::BoardFull));
         }
     }
 
@@ -191,7 +183,7 @@ impl Rules for Gravity {
     }
 
     fn random_move(&self, rng: &mut Rng) -> Option<Square> {
-        if self.outcome.is_some() {
+        if self.progress.outcome.is_some() {
             return None;
         }
         let free = !self.occupied();
@@ -366,7 +358,7 @@ mod tests {
         for s in Square::all().filter(|&s| s != sq("a8")) {
             game.pieces[colour(s)].set(s);
         }
-        game.ply = 63;
+        game.progress.ply = 63;
         assert_eq!(game.legal_moves_vec(), vec![sq("a8")]);
         game.play_str("a8").unwrap();
         assert_eq!(game.outcome(), Some(Outcome::draw(EndReason::BoardFull)));

@@ -14,7 +14,7 @@ use arrayvec::ArrayVec;
 
 use super::board::{Bitboard, NotationError, Square};
 use super::playout::Rng;
-use super::{BoardShape, BoardView, CellView, EndReason, MoveBuffer, Outcome, Rules, Seat, SeatView, View};
+use super::{BoardShape, BoardView, CellView, EndReason, MoveBuffer, Outcome, Progress, Rules, Seat, SeatView, View};
 
 /// Seat colours, seat 0 first.
 pub const COLOURS: [&str; 2] = ["white", "black"];
@@ -502,8 +502,7 @@ pub struct Huntsmen {
     variant: Variant,
     pieces: [Bitboard; 2],
     in_hand: [u8; 2],
-    ply: u32,
-    outcome: Option<Outcome>,
+    progress: Progress,
 }
 
 impl Huntsmen {
@@ -514,8 +513,7 @@ impl Huntsmen {
             variant,
             pieces: config.start,
             in_hand: [in_hand; 2],
-            ply: 0,
-            outcome: None,
+            progress: Progress::default(),
         }
     }
 
@@ -535,7 +533,7 @@ impl Huntsmen {
 
     #[inline]
     fn side(&self) -> usize {
-        (self.ply % 2) as usize
+        (self.progress.ply % 2) as usize
     }
 
     /// Which seat's piece stands on `square`.
@@ -659,7 +657,7 @@ impl Huntsmen {
     /// counted piece by piece and only the chosen piece's are walked. Every
     /// index names a different legal move (`test: picking_by_index_reaches_every_move_once`).
     fn pick(&self, choose: impl FnOnce(u32) -> u32) -> Option<Move> {
-        if self.outcome.is_some() {
+        if self.progress.outcome.is_some() {
             return None;
         }
         let me = self.side();
@@ -808,22 +806,16 @@ impl Rules for Huntsmen {
     type MoveList = MoveList;
     type Illegal = Illegal;
 
-    fn to_move(&self) -> Option<Seat> {
-        self.outcome.is_none().then_some(self.side() as Seat)
+    fn mover(&self) -> Seat {
+        self.side() as Seat
     }
 
-    fn outcome(&self) -> Option<Outcome> {
-        self.outcome
+    fn progress(&self) -> &Progress {
+        &self.progress
     }
 
-    fn ply(&self) -> u32 {
-        self.ply
-    }
-
-    fn legal_moves(&self, moves: &mut MoveList) {
-        if self.outcome.is_none() {
-            self.generate(moves);
-        }
+    fn legal_moves_in_play(&self, moves: &mut MoveList) {
+        self.generate(moves);
     }
 
     fn legalize(&self, m: Move) -> Result<Move, Illegal> {
@@ -841,7 +833,7 @@ impl Rules for Huntsmen {
             }
         }
         self.pieces[me].set(m.to());
-        self.ply += 1;
+        self.progress.ply += 1;
         // No "no legal move" ending is needed: a player with a piece on the
         // board can always step to a neighbouring cell (the board is
         // connected and never full of their own pieces, since the opponent
@@ -849,9 +841,9 @@ impl Rules for Huntsmen {
         // with none on the board has pieces in hand and empty cells to fill.
         let (mine, theirs) = (self.pieces_left(me as Seat), self.pieces_left((me ^ 1) as Seat));
         if theirs == 0 {
-            self.outcome = Some(Outcome::win(me as Seat, EndReason::AllCaptured));
+            self.progress.outcome = Some(Outcome::win(me as Seat, EndReason::AllCaptured));
         } else if theirs == 1 && mine == self.config().pieces {
-            self.outcome = Some(Outcome::win(me as Seat, EndReason::ReducedToOne));
+            self.progress.outcome = Some(Outcome::win(me as Seat, EndReason::ReducedToOne));
         }
     }
 

@@ -125,6 +125,17 @@ impl Serialize for EndReason {
     }
 }
 
+/// How far a game has come, kept alike by every game so that the trait
+/// answers [`Rules::ply`], [`Rules::outcome`] and [`Rules::to_move`] once
+/// for all of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Progress {
+    /// Moves played from the start.
+    pub ply: u32,
+    /// How the game ended, once it has.
+    pub outcome: Option<Outcome>,
+}
+
 /// How a finished game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Outcome {
@@ -182,16 +193,38 @@ pub trait Rules: Clone + fmt::Debug + Send + Sync + 'static {
     /// Why a well-formed move is not legal here.
     type Illegal: std::error::Error + Clone + PartialEq + Send + Sync + 'static;
 
-    /// The seat to move, or `None` once the game is over.
-    fn to_move(&self) -> Option<Seat>;
+    /// The seat whose turn it is while the game goes on (what it says once
+    /// the game is over means nothing).
+    fn mover(&self) -> Seat;
 
-    fn outcome(&self) -> Option<Outcome>;
+    /// The moves played and how the game ended.
+    fn progress(&self) -> &Progress;
+
+    /// Every legal move of a game that is not over, each exactly once, in a
+    /// stable order.
+    fn legal_moves_in_play(&self, moves: &mut Self::MoveList);
+
+    /// The seat to move, or `None` once the game is over.
+    fn to_move(&self) -> Option<Seat> {
+        self.progress().outcome.is_none().then(|| self.mover())
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.progress().outcome
+    }
 
     /// Number of moves played from the start.
-    fn ply(&self) -> u32;
+    fn ply(&self) -> u32 {
+        self.progress().ply
+    }
 
-    /// Every legal move, each exactly once, in a stable order.
-    fn legal_moves(&self, moves: &mut Self::MoveList);
+    /// Every legal move, each exactly once, in a stable order: none once the
+    /// game is over.
+    fn legal_moves(&self, moves: &mut Self::MoveList) {
+        if self.progress().outcome.is_none() {
+            self.legal_moves_in_play(moves);
+        }
+    }
 
     /// Turns a parsed move into the legal move it names in this position, in
     /// canonical form, or says why it is not legal. Never called on a

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use arrayvec::ArrayVec;
 
 use super::board::{Bitboard, NotationError, Square, DIRECTIONS};
-use super::{BoardView, EndReason, Outcome, Rules, Seat, SeatView, View};
+use super::{BoardView, EndReason, Outcome, Progress, Rules, Seat, SeatView, View};
 
 /// Seat colours, seat 0 first.
 pub const COLOURS: [&str; 2] = ["white", "black"];
@@ -125,8 +125,7 @@ pub enum Illegal {
 pub struct Neighbours {
     friendly: bool,
     pieces: [Bitboard; 2],
-    ply: u32,
-    outcome: Option<Outcome>,
+    progress: Progress,
 }
 
 /// At most 8 pieces, each with at most one landing square per direction.
@@ -137,8 +136,7 @@ impl Neighbours {
         Neighbours {
             friendly,
             pieces: [Bitboard(RANK_1), Bitboard(RANK_8)],
-            ply: 0,
-            outcome: None,
+            progress: Progress::default(),
         }
     }
 
@@ -147,7 +145,7 @@ impl Neighbours {
     }
 
     fn seat(&self) -> usize {
-        (self.ply % 2) as usize
+        (self.progress.ply % 2) as usize
     }
 
     /// How far `seat`'s piece on `from` moves.
@@ -205,25 +203,19 @@ impl Rules for Neighbours {
     type MoveList = MoveList;
     type Illegal = Illegal;
 
-    fn to_move(&self) -> Option<Seat> {
-        self.outcome.is_none().then_some(self.seat() as Seat)
+    fn mover(&self) -> Seat {
+        self.seat() as Seat
     }
 
-    fn outcome(&self) -> Option<Outcome> {
-        self.outcome
+    fn progress(&self) -> &Progress {
+        &self.progress
     }
 
-    fn ply(&self) -> u32 {
-        self.ply
-    }
-
-    fn legal_moves(&self, moves: &mut MoveList) {
-        if self.outcome.is_none() {
-            self.each_move(self.seat(), |m| {
-                moves.push(m);
-                true
-            });
-        }
+    fn legal_moves_in_play(&self, moves: &mut MoveList) {
+        self.each_move(self.seat(), |m| {
+            moves.push(m);
+            true
+        });
     }
 
     fn legalize(&self, m: Move) -> Result<Move, Illegal> {
@@ -276,9 +268,9 @@ impl Rules for Neighbours {
         self.pieces[seat].clear(m.from);
         self.pieces[seat].set(m.to);
         self.pieces[1 - seat].clear(m.to);
-        self.ply += 1;
+        self.progress.ply += 1;
         if !self.has_move(1 - seat) {
-            self.outcome = Some(Outcome::win(seat as Seat, EndReason::NoLegalMove));
+            self.progress.outcome = Some(Outcome::win(seat as Seat, EndReason::NoLegalMove));
         }
     }
 
@@ -327,7 +319,7 @@ mod tests {
                 game.pieces[seat].set(sq(s));
             }
         }
-        game.ply = to_move as u32;
+        game.progress.ply = to_move as u32;
         game
     }
 

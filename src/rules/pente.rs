@@ -12,7 +12,7 @@ use arrayvec::ArrayVec;
 
 use super::board::{parse_coordinate, write_coordinate, NotationError};
 use super::playout::Rng;
-use super::{BoardShape, BoardView, CellView, EndReason, Outcome, Rules, Seat, SeatView, View};
+use super::{BoardShape, BoardView, CellView, EndReason, Outcome, Progress, Rules, Seat, SeatView, View};
 
 /// Seat colours, seat 0 first.
 pub const COLOURS: [&str; 2] = ["white", "black"];
@@ -320,14 +320,13 @@ pub struct Pente {
     neutrals: u8,
     /// Free points.
     empty: u16,
-    ply: u32,
     /// Enemy stones each seat has captured.
     captured: [u32; 2],
     /// Pente± scores.
     score: [u8; 2],
     /// Neutral stones each seat may still place.
     neutral_left: [u8; 2],
-    outcome: Option<Outcome>,
+    progress: Progress,
 }
 
 impl fmt::Debug for Pente {
@@ -347,11 +346,11 @@ impl fmt::Debug for Pente {
         f.debug_struct("Pente")
             .field("variant", &self.variant)
             .field("board", &board)
-            .field("ply", &self.ply)
+            .field("ply", &self.progress.ply)
             .field("captured", &self.captured)
             .field("score", &self.score)
             .field("neutral_left", &self.neutral_left)
-            .field("outcome", &self.outcome)
+            .field("outcome", &self.progress.outcome)
             .finish()
     }
 }
@@ -364,11 +363,10 @@ impl Pente {
             neutral: [0; MAX_NEUTRAL],
             neutrals: 0,
             empty: POINTS as u16,
-            ply: 0,
             captured: [0; 2],
             score: [0; 2],
             neutral_left: if variant == Variant::Neutral { [2; 2] } else { [0; 2] },
-            outcome: None,
+            progress: Progress::default(),
         }
     }
 
@@ -406,17 +404,17 @@ impl Pente {
     }
 
     fn seat(&self) -> usize {
-        (self.ply % 2) as usize
+        (self.progress.ply % 2) as usize
     }
 
     /// The only legal point of this ply's stone, when there is one.
     fn forced_first(&self) -> bool {
-        self.ply == 0 && self.variant.centre_first()
+        self.progress.ply == 0 && self.variant.centre_first()
     }
 
     /// Pro-Pente: this ply's stone may not go within 2 points of k10.
     fn pro_restricted(&self) -> bool {
-        self.ply == 2 && self.variant == Variant::Pro
+        self.progress.ply == 2 && self.variant == Variant::Pro
     }
 
     /// What a stone of `seat` placed on the free `cell` captures.
@@ -529,24 +527,17 @@ impl Rules for Pente {
     type MoveList = MoveList;
     type Illegal = Illegal;
 
-    fn to_move(&self) -> Option<Seat> {
-        self.outcome.is_none().then_some(self.seat() as Seat)
+    fn mover(&self) -> Seat {
+        (self.progress.ply % 2) as Seat
     }
 
-    fn outcome(&self) -> Option<Outcome> {
-        self.outcome
-    }
-
-    fn ply(&self) -> u32 {
-        self.ply
+    fn progress(&self) -> &Progress {
+        &self.progress
     }
 
     /// Points in file order (a1, a2, …, a19, b1, …); in the neutral variant
     /// each point's neutral stone right after its own stone.
-    fn legal_moves(&self, moves: &mut MoveList) {
-        if self.outcome.is_some() {
-            return;
-        }
+    fn legal_moves_in_play(&self, moves: &mut MoveList) {
         if self.forced_first() {
             moves.push(Move::stone(Point::CENTRE));
             return;
@@ -628,7 +619,7 @@ impl Rules for Pente {
     fn play_unchecked(&mut self, m: Move) {
         let seat = self.seat();
         let cell = m.point.cell();
-        self.ply += 1;
+        self.progress.ply += 1;
         self.empty = self.empty.saturating_sub(1);
         if m.neutral {
             if let Some(slot) = self.neutral.get_mut(self.neutrals as usize) {
@@ -664,16 +655,16 @@ impl Rules for Pente {
                 }
             }
             if self.makes_five(cell, seat) {
-                self.outcome = Some(Outcome::win(seat as Seat, EndReason::Line(5)));
+                self.progress.outcome = Some(Outcome::win(seat as Seat, EndReason::Line(5)));
                 return;
             }
             if let Some(reason) = self.wins_by_capture(seat) {
-                self.outcome = Some(Outcome::win(seat as Seat, reason));
+                self.progress.outcome = Some(Outcome::win(seat as Seat, reason));
                 return;
             }
         }
         if self.empty == 0 {
-            self.outcome = Some(Outcome::draw(EndReason::BoardFull));
+            self.progress.outcome = Some(Outcome::draw(EndReason::BoardFull));
         }
     }
 
@@ -750,7 +741,7 @@ impl Rules for Pente {
     /// crowded. Every try that is kept is uniform over the legal moves, so
     /// the result is too.
     fn random_move(&self, rng: &mut Rng) -> Option<Move> {
-        if self.outcome.is_some() {
+        if self.progress.outcome.is_some() {
             return None;
         }
         if self.forced_first() {
@@ -815,7 +806,7 @@ mod tests {
             }
         }
         // Past the opening rules, with the right seat to move.
-        game.ply = 10 + to_move as u32;
+        game.progress.ply = 10 + to_move as u32;
         game
     }
 
@@ -1166,7 +1157,7 @@ mod tests {
             game.stones[((point.file / 2 + point.rank) % 2) as usize].set(cell);
         }
         game.empty = 1;
-        game.ply = 360;
+        game.progress.ply = 360;
         assert_eq!(legal(&game), vec!["t19"]);
         game.play_str("t19").unwrap();
         assert_eq!(game.outcome(), Some(Outcome::draw(EndReason::BoardFull)));

@@ -8,7 +8,7 @@ use arrayvec::ArrayVec;
 
 use super::board::{reach, NotationError, Square, DIRECTIONS};
 use super::playout::Rng;
-use super::{Bitboard, BoardView, EndReason, Outcome, Rules, Seat, SeatView, View};
+use super::{Bitboard, BoardView, EndReason, Outcome, Progress, Rules, Seat, SeatView, View};
 
 /// Seat colours, seat 0 first.
 pub const COLOURS: &[&str] = &["x", "o"];
@@ -130,8 +130,7 @@ pub struct Torri {
     occupied: Bitboard,
     /// The stacks o commands; x commands the other occupied squares.
     o_top: Bitboard,
-    ply: u32,
-    outcome: Option<Outcome>,
+    progress: Progress,
 }
 
 impl Torri {
@@ -144,8 +143,7 @@ impl Torri {
             stacks: [EMPTY; 64],
             occupied: Bitboard::EMPTY,
             o_top: Bitboard::EMPTY,
-            ply: 0,
-            outcome: None,
+            progress: Progress::default(),
         };
         for (row, line) in heights.iter().enumerate() {
             for (file, &height) in line.iter().enumerate() {
@@ -197,10 +195,6 @@ impl Torri {
         }
     }
 
-    fn mover(&self) -> Seat {
-        (self.ply % 2) as Seat
-    }
-
     fn direction(m: Move) -> Option<usize> {
         let df = m.toward.file() as i8 - m.from.file() as i8;
         let dr = m.toward.rank() as i8 - m.from.rank() as i8;
@@ -239,22 +233,15 @@ impl Rules for Torri {
     type MoveList = MoveList;
     type Illegal = Illegal;
 
-    fn to_move(&self) -> Option<Seat> {
-        self.outcome.is_none().then(|| self.mover())
+    fn progress(&self) -> &Progress {
+        &self.progress
     }
 
-    fn outcome(&self) -> Option<Outcome> {
-        self.outcome
+    fn mover(&self) -> Seat {
+        (self.progress.ply % 2) as Seat
     }
 
-    fn ply(&self) -> u32 {
-        self.ply
-    }
-
-    fn legal_moves(&self, moves: &mut MoveList) {
-        if self.outcome.is_some() {
-            return;
-        }
+    fn legal_moves_in_play(&self, moves: &mut MoveList) {
         for from in self.commands(self.mover()) {
             for (dir, &(df, dr)) in DIRECTIONS.iter().enumerate() {
                 if REACH[from.index()][dir] > 0 {
@@ -305,10 +292,10 @@ impl Rules for Torri {
         self.stacks[from] = EMPTY;
         self.occupied.clear(m.from);
         self.o_top.clear(m.from);
-        self.ply += 1;
+        self.progress.ply += 1;
         let next = self.mover();
         if self.commands(next).is_empty() {
-            self.outcome = Some(Outcome::win(1 - next, EndReason::NoLegalMove));
+            self.progress.outcome = Some(Outcome::win(1 - next, EndReason::NoLegalMove));
         }
     }
 
@@ -338,7 +325,7 @@ impl Rules for Torri {
     }
 
     fn random_move(&self, rng: &mut Rng) -> Option<Move> {
-        if self.outcome.is_some() {
+        if self.progress.outcome.is_some() {
             return None;
         }
         let stacks = self.commands(self.mover());
@@ -466,7 +453,7 @@ mod tests {
         // Five pieces from f6 toward the north-east: g7 gets the bottom one,
         // h8 (the edge) the four others as a block in the same order.
         let mut game = setup("f6:01011 h8:0");
-        game.ply = 1;
+        game.progress.ply = 1;
         assert_eq!(game.to_move(), Some(1));
         assert_eq!(
             game.describe("f6-g7".parse().unwrap()),
@@ -555,7 +542,7 @@ mod tests {
                         .map(|s| game.stack(s).iter().filter(|&&p| p == 1).count())
                         .sum();
                     assert_eq!(o, 29);
-                    if game.ply > 500 {
+                    if game.progress.ply > 500 {
                         break;
                     }
                 }

@@ -57,7 +57,7 @@ pub use model::{
 pub use notify::NotifyStore;
 pub use players::PlayerStore;
 pub use postgres::PgStore;
-pub use ratings::RatingStore;
+pub use ratings::{LeaderboardPage, RatingStore};
 pub use sqlite::SqliteStore;
 
 /// Everything the service stores, on one backend.

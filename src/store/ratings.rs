@@ -15,16 +15,8 @@ pub trait RatingStore: Send + Sync {
     /// The stored ratings of `players` in a game and variant; a player
     /// never rated there has none.
     async fn ratings_of(&self, game: &str, variant: &str, players: &[i64]) -> StoreResult<Vec<RatingRow>>;
-    /// Ratings with a deviation of at most `max_rd`, best first, from the
-    /// `offset`th.
-    async fn leaderboard(
-        &self,
-        game: &str,
-        variant: &str,
-        max_rd: f64,
-        offset: i64,
-        limit: i64,
-    ) -> StoreResult<Vec<RatingRow>>;
+    /// A page of a variant's ratings, best first.
+    async fn leaderboard(&self, page: LeaderboardPage<'_>) -> StoreResult<Vec<RatingRow>>;
     /// Every rating of a player, by game and variant.
     async fn player_ratings(&self, player_id: i64) -> StoreResult<Vec<RatingRow>>;
     /// Every rating, for the rebuild to compare with.
@@ -40,4 +32,16 @@ pub trait RatingStore: Send + Sync {
     async fn rated_games(&self) -> StoreResult<Vec<RatedGame>>;
     /// Replaces every rating and rating change, in one transaction.
     async fn replace_ratings(&self, ratings: &[RatingRow], changes: &[RatingChange]) -> StoreResult<()>;
+}
+
+/// Which ratings a leaderboard page holds.
+#[derive(Clone, Copy, Debug)]
+pub struct LeaderboardPage<'a> {
+    pub game: &'a str,
+    pub variant: &'a str,
+    /// Only ratings with a deviation of at most this (the settled ones).
+    pub max_rd: f64,
+    /// How many of the best to skip.
+    pub offset: i64,
+    pub limit: i64,
 }

@@ -26,7 +26,7 @@ fn position(variant: Variant, white: &str, black: &str, hand: [u8; 2], to_move: 
     let mut game = Huntsmen::new(variant);
     game.pieces = [set(white), set(black)];
     game.in_hand = hand;
-    game.ply = to_move as u32;
+    game.progress.ply = to_move as u32;
     game
 }
 
@@ -683,7 +683,7 @@ fn small_boards_never_spill() {
         let mut longest = 0;
         for _ in 0..300 {
             let mut game = Huntsmen::new(variant);
-            while game.outcome().is_none() && game.ply < 300 {
+            while game.outcome().is_none() && game.ply() < 300 {
                 let mut moves = MoveList::default();
                 game.legal_moves(&mut moves);
                 longest = longest.max(moves.as_slice().len());

@@ -10,7 +10,8 @@ use sqlx::{Database, Executor, IntoArguments};
 
 use crate::store::backend::{Backend, Decoded, Param};
 use crate::store::{
-    sql, PlayedGame, RatedGame, RatingChange, RatingPoint, RatingRow, RatingStore, StoreError, StoreResult,
+    sql, LeaderboardPage, PlayedGame, RatedGame, RatingChange, RatingPoint, RatingRow, RatingStore, StoreError,
+    StoreResult,
 };
 
 const RATING: &str = "SELECT r.player_id, p.name, r.game, r.variant, r.rating, r.rd, r.volatility, r.games, \
@@ -49,24 +50,17 @@ where
         Ok(rows)
     }
 
-    async fn leaderboard(
-        &self,
-        game: &str,
-        variant: &str,
-        max_rd: f64,
-        offset: i64,
-        limit: i64,
-    ) -> StoreResult<Vec<RatingRow>> {
+    async fn leaderboard(&self, page: LeaderboardPage<'_>) -> StoreResult<Vec<RatingRow>> {
         let query = format!(
             "{RATING} WHERE r.game = $1 AND r.variant = $2 AND r.rd <= $3 \
              ORDER BY r.rating DESC, r.player_id LIMIT $4 OFFSET $5"
         );
         Ok(sqlx::query_as(&query)
-            .bind(game)
-            .bind(variant)
-            .bind(max_rd)
-            .bind(limit)
-            .bind(offset)
+            .bind(page.game)
+            .bind(page.variant)
+            .bind(page.max_rd)
+            .bind(page.limit)
+            .bind(page.offset)
             .fetch_all(self.pool())
             .await?)
     }
