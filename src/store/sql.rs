@@ -37,8 +37,9 @@ pub const DELETE_CONDITIONAL: &str = "DELETE FROM conditionals WHERE game_id = $
 pub const DELETE_CONDITIONALS: &str = "DELETE FROM conditionals WHERE game_id = $1";
 
 pub const INSERT_GAME: &str = "INSERT INTO games (game, variant, status, public, ply, to_move, event_seq, \
-     created_by, created_at, updated_at, time_control, rated, rating_min, rating_max, rematch_of) \
-     VALUES ($1, $2, $3, $4, 0, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13) RETURNING id";
+     created_by, created_at, updated_at, time_control, rated, rating_min, rating_max, rematch_of, clock, \
+     deadline, reminder_at) VALUES ($1, $2, $3, $4, 0, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15, $16) \
+     RETURNING id";
 
 pub const INSERT_SEAT: &str = "INSERT INTO seats (game_id, seat, player_id, invitee_id) VALUES ($1, $2, $3, $4)";
 
@@ -205,3 +206,14 @@ where
         .map_err(StoreError::from_write)?;
     Ok(())
 }
+
+/// Guarded move of a tournament from revision `$5`: matches nothing when
+/// another change (a join, another game's end) moved it first.
+pub const STEP_TOURNAMENT: &str = "UPDATE tournaments SET status = $1, round = $2, updated_at = $3, rev = rev + 1 \
+     WHERE id = $4 AND rev = $5";
+
+pub const INSERT_PAIRING: &str = "INSERT INTO tournament_pairings (tournament_id, round, grp, game_id, first_id, \
+     second_id) VALUES ($1, $2, $3, $4, $5, $6)";
+
+/// A league player's group for the new season.
+pub const SET_GROUP: &str = "UPDATE tournament_players SET grp = $1 WHERE tournament_id = $2 AND player_id = $3";
