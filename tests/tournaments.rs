@@ -406,6 +406,10 @@ async fn games_that_are_not_for_two_and_bad_values_are_refused() {
             "out_of_range",
         ),
         (
+            json!({ "name": "x", "game": "gravity", "format": "round_robin", "max_players": 51 }),
+            "out_of_range",
+        ),
+        (
             json!({ "name": "x", "game": "gravity", "format": "league", "group_size": 1 }),
             "out_of_range",
         ),

@@ -44,7 +44,7 @@ pub struct NewTournamentRequest {
     pub time_control: Option<TimeControl>,
     /// Whether its games change ratings (default `true`).
     pub rated: Option<bool>,
-    /// 2 to 1000 (default 1000).
+    /// 2 to 1000 (a round robin: 2 to 50); the most when absent.
     pub max_players: Option<i64>,
     /// At least 2 (default 2): fewer by `starts_at`, and it is cancelled.
     pub min_players: Option<i64>,

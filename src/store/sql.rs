@@ -61,10 +61,11 @@ pub const INSERT_DELIVERY: &str = "INSERT INTO deliveries (player_id, event_seq,
      ON CONFLICT (player_id, event_seq, channel) DO NOTHING";
 
 /// Numbers and stores player events inside `tx`, each payload naming its
-/// game. Players are locked in id order so two transactions cannot deadlock.
+/// game (if any: a tournament's own events name none). Players are locked
+/// in id order so two transactions cannot deadlock.
 pub async fn insert_player_events<DB>(
     tx: &mut Transaction<'_, DB>,
-    game_id: i64,
+    game_id: Option<i64>,
     events: &[PlayerEvent],
     now: i64,
 ) -> Result<(), sqlx::Error>
@@ -88,7 +89,7 @@ where
             .bind(event.player_id)
             .bind(seq)
             .bind(event.kind)
-            .bind(event.payload_in(game_id))
+            .bind(event.stored_payload(game_id))
             .bind(now)
             .execute(&mut **tx)
             .await?;

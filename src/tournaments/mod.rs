@@ -44,6 +44,9 @@ use crate::store::{
 pub const MAX_NAME: usize = 100;
 /// The most players a tournament takes.
 pub const MAX_PLAYERS: i64 = 1000;
+/// The most a round robin takes: every one of its games is made at the
+/// start, in one transaction (50 players: 1225 games, twice that double).
+pub const MAX_ROUND_ROBIN: i64 = 50;
 /// How far ahead a start can be set: a year.
 const MAX_LEAD_MS: i64 = 366 * 24 * 3600 * 1000;
 /// How often a write is decided again after the tournament moved.
@@ -308,8 +311,12 @@ fn validate(organiser: &Player, c: NewTournamentCommand, now: i64) -> Tournament
         .unwrap_or_default()
         .validate()
         .map_err(TournamentError::BadTimeControl)?;
-    let max_players = in_range("max_players", c.max_players.unwrap_or(MAX_PLAYERS), 2, MAX_PLAYERS)?;
-    let min_players = in_range("min_players", c.min_players.unwrap_or(2), 2, MAX_PLAYERS)?;
+    let cap = match c.format {
+        TournamentFormat::RoundRobin => MAX_ROUND_ROBIN,
+        TournamentFormat::Swiss | TournamentFormat::League => MAX_PLAYERS,
+    };
+    let max_players = in_range("max_players", c.max_players.unwrap_or(cap), 2, cap)?;
+    let min_players = in_range("min_players", c.min_players.unwrap_or(2), 2, cap)?;
     if min_players > max_players {
         return Err(TournamentError::BadPlayerRange {
             min: min_players,

@@ -365,6 +365,17 @@ fn season(record: &TournamentRecord, plan: &mut Plan, number: i64, groups: &[Vec
         .collect();
 }
 
+impl TournamentRecord {
+    /// The name of player `id` of the tournament.
+    pub fn name_of(&self, id: i64) -> String {
+        self.entrants
+            .iter()
+            .find(|e| e.player_id == id)
+            .map(|e| e.name.clone())
+            .unwrap_or_default()
+    }
+}
+
 impl PairingRow {
     /// Whether `player` is in this pairing.
     pub fn has(&self, player: i64) -> bool {

@@ -7,9 +7,7 @@
 use crate::clock::TimeControl;
 use crate::domain::Seat;
 use crate::games::{Ending, Fixture, Games, PlayerNotice};
-use crate::store::{
-    GameRecord, NewPairing, Store, TournamentFormat, TournamentRecord, TournamentStatus, TournamentStep,
-};
+use crate::store::{GameRecord, NewPairing, Store, TournamentRecord, TournamentStatus, TournamentStep};
 
 use super::error::TournamentResult;
 use super::plan::{self, Plan};
@@ -46,14 +44,6 @@ pub async fn after_game(
 /// `plan` of `record`, its games made, as the store writes it.
 pub async fn step(games: &Games, record: &TournamentRecord, plan: Plan, now: i64) -> TournamentResult<TournamentStep> {
     let row = &record.row;
-    let name_of = |id: i64| {
-        record
-            .entrants
-            .iter()
-            .find(|e| e.player_id == id)
-            .map(|e| e.name.clone())
-            .unwrap_or_default()
-    };
     let control = TimeControl::from_stored(row.time_control.as_ref());
     let mut pairings = Vec::with_capacity(plan.pairings.len());
     for planned in &plan.pairings {
@@ -67,8 +57,8 @@ pub async fn step(games: &Games, record: &TournamentRecord, plan: Plan, now: i64
                     time_control: control,
                     by: (row.organiser_id, row.organiser.clone()),
                     seats: [
-                        (planned.pair.first, name_of(planned.pair.first)),
-                        (second, name_of(second)),
+                        (planned.pair.first, record.name_of(planned.pair.first)),
+                        (second, record.name_of(second)),
                     ],
                     notice: PlayerNotice::TournamentRound {
                         tournament: row.id,
@@ -88,17 +78,13 @@ pub async fn step(games: &Games, record: &TournamentRecord, plan: Plan, now: i64
             game,
         });
     }
-    let groups = match row.format {
-        TournamentFormat::League => plan.groups,
-        TournamentFormat::RoundRobin | TournamentFormat::Swiss => Vec::new(),
-    };
     Ok(TournamentStep {
         tournament_id: row.id,
         expected_rev: row.rev,
         status: plan.status,
         round: plan.round,
         pairings,
-        groups,
+        groups: plan.groups,
         events: plan.notices.iter().map(|(player, notice)| notice.to(*player)).collect(),
         now,
     })

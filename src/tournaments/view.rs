@@ -103,14 +103,7 @@ pub struct PairingView {
 impl TournamentView {
     pub fn of(record: &TournamentRecord) -> TournamentView {
         let row = &record.row;
-        let name = |id: i64| {
-            record
-                .entrants
-                .iter()
-                .find(|e| e.player_id == id)
-                .map(|e| e.name.clone())
-                .unwrap_or_default()
-        };
+        let name = |id: i64| record.name_of(id);
         let swiss = row.format == TournamentFormat::Swiss;
         let line = |s: Standing| StandingView {
             rank: s.rank,

@@ -178,6 +178,14 @@ impl PlayerEvent {
         }
         payload
     }
+
+    /// The payload as stored: naming its game if it came from one.
+    pub fn stored_payload(&self, game_id: Option<i64>) -> Value {
+        match game_id {
+            Some(id) => self.payload_in(id),
+            None => self.payload.clone(),
+        }
+    }
 }
 
 /// A stored event, of either log.

@@ -42,6 +42,14 @@ pub enum TournamentStatus {
 #[error("{0:?} is not a tournament format or status")]
 pub struct BadTournamentKind(pub String);
 
+/// The one of `all` spelled `s`.
+fn spelled<T: Copy>(all: &[T], s: &str, spelling: fn(T) -> &'static str) -> Result<T, BadTournamentKind> {
+    all.iter()
+        .copied()
+        .find(|&t| spelling(t) == s)
+        .ok_or_else(|| BadTournamentKind(s.chars().take(40).collect()))
+}
+
 impl TournamentFormat {
     pub fn as_str(self) -> &'static str {
         match self {
@@ -56,14 +64,8 @@ impl FromStr for TournamentFormat {
     type Err = BadTournamentKind;
 
     fn from_str(s: &str) -> Result<TournamentFormat, BadTournamentKind> {
-        [
-            TournamentFormat::RoundRobin,
-            TournamentFormat::Swiss,
-            TournamentFormat::League,
-        ]
-        .into_iter()
-        .find(|f| f.as_str() == s)
-        .ok_or_else(|| BadTournamentKind(s.chars().take(40).collect()))
+        use TournamentFormat as F;
+        spelled(&[F::RoundRobin, F::Swiss, F::League], s, F::as_str)
     }
 }
 
@@ -82,15 +84,8 @@ impl FromStr for TournamentStatus {
     type Err = BadTournamentKind;
 
     fn from_str(s: &str) -> Result<TournamentStatus, BadTournamentKind> {
-        [
-            TournamentStatus::Open,
-            TournamentStatus::Active,
-            TournamentStatus::Finished,
-            TournamentStatus::Cancelled,
-        ]
-        .into_iter()
-        .find(|f| f.as_str() == s)
-        .ok_or_else(|| BadTournamentKind(s.chars().take(40).collect()))
+        use TournamentStatus as S;
+        spelled(&[S::Open, S::Active, S::Finished, S::Cancelled], s, S::as_str)
     }
 }
 

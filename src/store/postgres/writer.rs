@@ -88,7 +88,7 @@ async fn apply_update(tx: &mut Transaction<'_, Postgres>, update: &GameUpdate) -
     insert_game_events(tx, update.id, update.expected_seq + 1, &update.events, update.now)
         .await
         .map_err(StoreError::from_write)?;
-    sql::insert_player_events(tx, update.id, &update.player_events, update.now).await?;
+    sql::insert_player_events(tx, Some(update.id), &update.player_events, update.now).await?;
     sql::write_ratings(tx, &update.ratings).await?;
     if let Some(step) = &update.tournament {
         step_tournament(tx, step).await?;
@@ -138,20 +138,7 @@ async fn step_tournament(tx: &mut Transaction<'_, Postgres>, step: &TournamentSt
             .execute(&mut **tx)
             .await?;
     }
-    for event in &step.events {
-        let seq: i64 = sqlx::query_scalar(sql::NEXT_PLAYER_EVENT)
-            .bind(event.player_id)
-            .fetch_one(&mut **tx)
-            .await?;
-        sqlx::query(sql::INSERT_PLAYER_EVENT)
-            .bind(event.player_id)
-            .bind(seq)
-            .bind(event.kind)
-            .bind(&event.payload)
-            .bind(step.now)
-            .execute(&mut **tx)
-            .await?;
-    }
+    sql::insert_player_events(tx, None, &step.events, step.now).await?;
     Ok(())
 }
 
@@ -385,7 +372,7 @@ async fn apply_create(tx: &mut Transaction<'_, Postgres>, game: &NewGame) -> Sto
         }
     }
     insert_game_events(tx, id, 1, &game.events, game.now).await?;
-    sql::insert_player_events(tx, id, &game.player_events, game.now).await?;
+    sql::insert_player_events(tx, Some(id), &game.player_events, game.now).await?;
     Ok(id)
 }
 

@@ -239,7 +239,7 @@ fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
         }
     }
     insert_game_events(tx, id, 1, &game.events, game.now)?;
-    insert_player_events(tx, id, &game.player_events, game.now)?;
+    insert_player_events(tx, Some(id), &game.player_events, game.now)?;
     Ok(id)
 }
 
@@ -306,7 +306,7 @@ fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
         write_conditional(tx, update.id, write, update.now)?;
     }
     insert_game_events(tx, update.id, update.expected_seq + 1, &update.events, update.now)?;
-    insert_player_events(tx, update.id, &update.player_events, update.now)?;
+    insert_player_events(tx, Some(update.id), &update.player_events, update.now)?;
     write_ratings(tx, &update.ratings)?;
     if let Some(step) = &update.tournament {
         step_tournament(tx, step)?;
@@ -357,23 +357,7 @@ fn step_tournament(tx: &Transaction, step: &TournamentStep) -> ChangeResult<()> 
             .and_then(|mut statement| statement.execute(params![group, step.tournament_id, player]))
             .map_err(store_error)?;
     }
-    let mut next = tx.prepare_cached(sql::NEXT_PLAYER_EVENT).map_err(store_error)?;
-    let mut insert = tx.prepare_cached(sql::INSERT_PLAYER_EVENT).map_err(store_error)?;
-    for event in &step.events {
-        let seq: i64 = next
-            .query_row(params![event.player_id], |row| row.get(0))
-            .map_err(store_error)?;
-        insert
-            .execute(params![
-                event.player_id,
-                seq,
-                event.kind,
-                json(&event.payload),
-                step.now
-            ])
-            .map_err(store_error)?;
-    }
-    Ok(())
+    insert_player_events(tx, None, &step.events, step.now)
 }
 
 /// Writes a game end's rating changes (the statements of
@@ -474,8 +458,8 @@ fn insert_game_events(tx: &Transaction, game_id: i64, first_seq: i64, events: &[
 }
 
 /// Numbers each player event from its player's counter and stores it, its
-/// payload naming the game.
-fn insert_player_events(tx: &Transaction, game_id: i64, events: &[PlayerEvent], now: i64) -> ChangeResult<()> {
+/// payload naming the game (if any).
+fn insert_player_events(tx: &Transaction, game_id: Option<i64>, events: &[PlayerEvent], now: i64) -> ChangeResult<()> {
     let mut next = tx.prepare_cached(sql::NEXT_PLAYER_EVENT).map_err(store_error)?;
     let mut insert = tx.prepare_cached(sql::INSERT_PLAYER_EVENT).map_err(store_error)?;
     for event in events {
@@ -487,7 +471,7 @@ fn insert_player_events(tx: &Transaction, game_id: i64, events: &[PlayerEvent], 
                 event.player_id,
                 seq,
                 event.kind,
-                json(&event.payload_in(game_id)),
+                json(&event.stored_payload(game_id)),
                 now
             ])
             .map_err(store_error)?;

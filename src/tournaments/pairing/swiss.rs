@@ -28,9 +28,10 @@ pub struct Entrant {
     pub had_bye: bool,
 }
 
-/// How many steps the search may take before it relaxes a rule: plenty
-/// for any real field, and a bound on pathological ones.
-const SEARCH_STEPS: usize = 200_000;
+/// How many steps the search under one set of rules may take (every
+/// candidate for the bye included) before it relaxes them: plenty for any
+/// real field, and a bound on pathological ones.
+const SEARCH_STEPS: usize = 50_000;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Rules {
@@ -58,8 +59,9 @@ pub fn pair_round(entrants: &[Entrant], round: i64) -> Vec<Pair> {
 }
 
 fn pair_with(ranked: &[&Entrant], rules: Rules, round: i64) -> Option<Vec<Pair>> {
+    let mut steps = 0;
     if ranked.len().is_multiple_of(2) {
-        return search(ranked, rules, round);
+        return search(ranked, rules, round, &mut steps);
     }
     // The bye: from the bottom, the first who has not had one and leaves
     // a field that pairs (anyone, from the bottom, when all have had one).
@@ -76,7 +78,7 @@ fn pair_with(ranked: &[&Entrant], rules: Rules, round: i64) -> Option<Vec<Pair>>
             .filter(|&(j, _)| j != i)
             .map(|(_, e)| *e)
             .collect();
-        if let Some(mut pairs) = search(&rest, rules, round) {
+        if let Some(mut pairs) = search(&rest, rules, round, &mut steps) {
             pairs.push(Pair::bye(ranked[i].id));
             return Some(pairs);
         }
@@ -85,11 +87,10 @@ fn pair_with(ranked: &[&Entrant], rules: Rules, round: i64) -> Option<Vec<Pair>>
 }
 
 /// Pairs every one of `ranked` (an even number) under `rules`.
-fn search(ranked: &[&Entrant], rules: Rules, round: i64) -> Option<Vec<Pair>> {
+fn search(ranked: &[&Entrant], rules: Rules, round: i64, steps: &mut usize) -> Option<Vec<Pair>> {
     let mut free = vec![true; ranked.len()];
     let mut chosen = Vec::with_capacity(ranked.len() / 2);
-    let mut steps = 0;
-    if backtrack(ranked, rules, &mut free, &mut chosen, &mut steps) {
+    if backtrack(ranked, rules, &mut free, &mut chosen, steps) {
         Some(
             (0..)
                 .zip(chosen)
