@@ -9,6 +9,8 @@
 //!   notification settings, a player's events and deliveries).
 //! - [`ratings`]: Glicko-2 ratings, leaderboards, histories, profiles'
 //!   statistics, and the rebuild of every rating from the stored games.
+//! - [`tournaments`]: round robins, Swiss tournaments and leagues: pairing,
+//!   standings, and the step each game's end carries into its commit.
 //! - [`health`]: whether the database answers, for `/healthz` and `/metrics`.
 //! - [`store`]: storage, one trait and one implementation per database.
 //! - [`clock`]: time controls: deadlines, banks, vacations, pure arithmetic.
@@ -38,6 +40,7 @@ pub mod ratings;
 pub mod realtime;
 pub mod rules;
 pub mod store;
+pub mod tournaments;
 pub mod views;
 
 use std::future::Future;
@@ -105,6 +108,7 @@ pub async fn run_with_mail(
         None => None,
     };
     let players = Arc::new(players::Players::new(store.clone(), games.clone(), players_config));
+    let tournaments = Arc::new(tournaments::Tournaments::new(store.clone(), games.clone()));
     let mail_tasks = match (mail, addresses) {
         (Some(listener), Some(addresses)) => {
             let door = mail::Door {
@@ -122,6 +126,7 @@ pub async fn run_with_mail(
         hub: hub.clone(),
         players,
         ratings,
+        tournaments: tournaments.clone(),
         health: Arc::new(health::Health::new(store.clone())),
         metrics,
         realtime: Arc::new(config.realtime.clone()),
@@ -134,7 +139,7 @@ pub async fn run_with_mail(
     let app = http::app(state, &config);
     // Background work runs beside the server and stops with it; all its
     // state is in the database, so stopping at any point loses nothing.
-    let sweeper = games::sweeper::spawn(games, Duration::from_millis(config.sweep_interval_ms));
+    let sweeper = games::sweeper::spawn(games, tournaments, Duration::from_millis(config.sweep_interval_ms));
     let notifier = Arc::new(notifier).spawn();
     let shutdown = async move {
         shutdown.await;

@@ -57,6 +57,9 @@ fn a_game(players: (i64, i64)) -> NewGame {
         rating_min: None,
         rating_max: None,
         rematch_of: None,
+        clock: None,
+        deadline: None,
+        reminder_at: None,
     }
 }
 
@@ -97,6 +100,7 @@ fn a_move(id: i64, expected_seq: i64, ply: i64, players: (i64, i64)) -> GameUpda
         ratings: Vec::new(),
         expected_rev: 0,
         conditional: None,
+        tournament: None,
     }
 }
 

@@ -50,6 +50,7 @@ async fn the_client_is_served_with_types_etags_and_client_routes() {
         ("/assets/app.js", "text/javascript; charset=utf-8"),
         ("/assets/board.js", "text/javascript; charset=utf-8"),
         ("/assets/ratings.js", "text/javascript; charset=utf-8"),
+        ("/assets/tournaments.js", "text/javascript; charset=utf-8"),
         ("/assets/style.css", "text/css; charset=utf-8"),
         ("/favicon.svg", "image/svg+xml"),
     ] {
@@ -69,6 +70,8 @@ async fn the_client_is_served_with_types_etags_and_client_routes() {
         "/signin",
         "/ratings/gravity/standard",
         "/player/alice",
+        "/tournaments",
+        "/tournament/3",
     ] {
         let response = get(path).await.expect("a client route");
         assert_eq!(response.status(), StatusCode::OK, "{path}");
@@ -687,4 +690,134 @@ async fn bob_token(page: &Page<'_>) -> String {
         .as_str()
         .expect("a token")
         .to_owned()
+}
+
+/// Tournaments in the browser: the list, joining from it, starting, the
+/// crosstable of a round robin with its results and the rounds of a Swiss.
+#[tokio::test]
+async fn tournaments_list_join_crosstable_and_rounds_in_headless_chromium() {
+    let database = Database::new().await;
+    let server = TestServer::start(&database).await;
+    let base = server.base.clone();
+    let shots = screenshot_dir();
+    let browser = Browser::launch().await;
+    let alice = browser.page().await;
+    sign_up(&alice, &base, "alice").await;
+    let mut tokens = Vec::new();
+    for name in ["bob", "carol", "dave"] {
+        tokens.push((name, server.register(name).await));
+    }
+    // Alice creates a round robin from the form; the others join by the API.
+    alice.goto(&format!("{base}/tournaments")).await;
+    alice
+        .wait("document.querySelector('#create-tournament')", "the form")
+        .await;
+    alice.fill("#new-tournament-name", "Winter cup").await;
+    alice.select("#new-tournament-game", "gravity").await;
+    alice.select("#new-tournament-format", "round_robin").await;
+    alice.click("#create-tournament button[type=submit]").await;
+    alice
+        .wait(
+            "/^\\/tournament\\/\\d+$/.test(location.pathname)",
+            "the tournament's page",
+        )
+        .await;
+    let path = alice.eval("location.pathname").await;
+    let id: i64 = path
+        .as_str()
+        .and_then(|p| p.rsplit('/').next())
+        .and_then(|id| id.parse().ok())
+        .expect("a tournament id in the path");
+    for (_, token) in &tokens {
+        let (status, body) = server.post_empty(&format!("/tournaments/{id}/join"), Some(token)).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    // Alice joins from the list, then starts it from its page.
+    alice.goto(&format!("{base}/tournaments")).await;
+    alice
+        .wait(
+            &format!("document.querySelector(\"#tournament-list tr[data-tournament='{id}'] button.join\")"),
+            "the Join button",
+        )
+        .await;
+    alice
+        .click(&format!("#tournament-list tr[data-tournament='{id}'] button.join"))
+        .await;
+    alice
+        .wait("document.querySelector('#tournament-start')", "the Start button")
+        .await;
+    assert!(alice.text("#entrants").await.contains("alice"));
+    alice.click("#tournament-start").await;
+    alice
+        .wait("document.querySelector('#crosstable')", "the crosstable")
+        .await;
+    assert_eq!(
+        alice
+            .eval("document.querySelectorAll('#crosstable tbody tr').length")
+            .await,
+        4
+    );
+    // Bob resigns his game against alice: the crosstable shows it.
+    let (_, view) = server.get(&format!("/tournaments/{id}"), None).await;
+    let pairing = view["rounds_played"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["pairings"].as_array().unwrap().clone())
+        .find(|p| (p["first"] == "alice" && p["second"] == "bob") || (p["first"] == "bob" && p["second"] == "alice"))
+        .expect("alice meets bob");
+    let game = pairing["game"].as_i64().unwrap();
+    let bob = &tokens[0].1;
+    let (status, body) = server.post_empty(&format!("/games/{game}/resign"), Some(bob)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    alice.goto(&format!("{base}/tournament/{id}")).await;
+    alice
+        .wait("document.querySelector('#crosstable')", "the crosstable")
+        .await;
+    let won = alice
+        .text("#crosstable tr[data-player='alice'] td[data-opponent='bob']")
+        .await;
+    assert_eq!(won.trim(), "1");
+    let lost = alice
+        .text("#crosstable tr[data-player='bob'] td[data-opponent='alice']")
+        .await;
+    assert_eq!(lost.trim(), "0");
+    let unplayed = alice
+        .text("#crosstable tr[data-player='alice'] td[data-opponent='carol']")
+        .await;
+    assert_eq!(unplayed.trim(), "·");
+    let first = alice
+        .eval("document.querySelector('.standings tbody tr').dataset.player")
+        .await;
+    assert_eq!(first, "alice");
+    alice.screenshot(&shots.join("tournament-crosstable.png")).await;
+    // A Swiss shows its rounds, with the bye of the odd one out.
+    let (status, body) = server
+        .post(
+            "/tournaments",
+            Some(bob),
+            serde_json::json!({ "name": "Swiss", "game": "gravity", "format": "swiss", "rounds": 2 }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let swiss = body["id"].as_i64().unwrap();
+    for (_, token) in &tokens {
+        server
+            .post_empty(&format!("/tournaments/{swiss}/join"), Some(token))
+            .await;
+    }
+    let (status, body) = server
+        .post_empty(&format!("/tournaments/{swiss}/start"), Some(bob))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    alice.goto(&format!("{base}/tournament/{swiss}")).await;
+    alice
+        .wait("document.querySelector('#rounds .round')", "the rounds")
+        .await;
+    assert!(alice.text("#rounds").await.contains("bye"));
+    assert!(alice.text("#tournament-facts").await.contains("round 1 of 2"));
+    alice.screenshot(&shots.join("tournament-swiss.png")).await;
+    drop(browser);
+    server.stop().await;
+    database.remove().await;
 }

@@ -5,6 +5,7 @@ import { describeStack, drawBoard, paint } from "/assets/board.js";
 import { MovePicker } from "/assets/moves.js";
 import { leaderboardPage, profilePage, ratingLabel } from "/assets/ratings.js";
 import { conditionalCard } from "/assets/conditional.js";
+import { tournamentPage, tournamentsPage } from "/assets/tournaments.js";
 
 const main = document.getElementById("main");
 let cleanup = () => {};
@@ -54,7 +55,7 @@ window.addEventListener("popstate", route);
 
 function nav() {
   const signedIn = !!session.token;
-  const items = [link("/lobby", "Lobby"), link("/rules", "Rules"), link("/ratings", "Ratings")];
+  const items = [link("/lobby", "Lobby"), link("/tournaments", "Tournaments"), link("/rules", "Rules"), link("/ratings", "Ratings")];
   if (signedIn) {
     items.push(link("/my", "My games"), link("/settings", "Settings"));
     items.push(h("span", { class: "me" }, session.name));
@@ -112,6 +113,8 @@ async function route() {
     else if (path === "/rules") await rulesPage(null);
     else if (path === "/ratings") await leaderboardPage(main, null, null);
     else if ((match = path.match(/^\/ratings\/([a-z0-9-]+)(?:\/([a-z0-9-]+))?$/))) await leaderboardPage(main, match[1], match[2]);
+    else if (path === "/tournaments") await tournamentsPage(main);
+    else if ((match = path.match(/^\/tournament\/(\d+)$/))) await tournamentPage(main, Number(match[1]));
     else if ((match = path.match(/^\/player\/([^/]+)$/))) await profilePage(main, decodeURIComponent(match[1]));
     else if ((match = path.match(/^\/rules\/([a-z0-9-]+)$/))) await rulesPage(match[1]);
     else if ((match = path.match(/^\/game\/(\d+)$/))) await gamePage(Number(match[1]), params.get("ply"));

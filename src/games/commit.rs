@@ -2,6 +2,11 @@
 //! new row, its events and its players' notices), and the one path every
 //! change takes to the database and out to subscribers ([`Games::commit`]).
 //!
+//! A game's end carries what follows from it in the same transaction: its
+//! rating changes ([`crate::ratings`]) and, for a tournament's game, the
+//! tournament's step ([`crate::tournaments::after_game`]: the next round,
+//! a new season, the end).
+//!
 //! Promises: nothing is published before its transaction commits, and
 //! everything committed is published, even when the request that caused it
 //! is cancelled; the cache holds the committed game afterwards, or nothing.
@@ -10,9 +15,10 @@ use crate::domain::{GameStatus, Seat};
 use crate::rules::AnyGame;
 use crate::store::{ConditionalWrite, EventRow, GameRecord, GameUpdate, Player, RatingChange, StoreError};
 
-/// How often a game's end is rated again while other games of its players
-/// keep ending first (each retry sees the ratings those games left).
-const RATING_ATTEMPTS: usize = 16;
+/// How often a game's end is rated (and its tournament stepped) again while
+/// other games of its players or its tournament keep ending first (each
+/// retry sees what those games left).
+const END_ATTEMPTS: usize = 16;
 
 use super::error::{GameError, GameResult};
 use super::events::{Ending, GameEvent, PlayerNotice, RatingShift};
@@ -61,6 +67,7 @@ impl Progress {
                 ratings: Vec::new(),
                 expected_rev: row.conditional_rev,
                 conditional: None,
+                tournament: None,
             },
             events: Vec::new(),
             notices: Vec::new(),
@@ -175,8 +182,9 @@ enum Written {
     Committed(Box<GameRecord>),
     /// Another writer changed the game first: decide again.
     Lost,
-    /// Another game of one of its players ended first: rate again.
-    RatingsMoved,
+    /// Another game of one of its players or of its tournament ended
+    /// first: rate and step again.
+    Moved,
 }
 
 impl Games {
@@ -184,8 +192,10 @@ impl Games {
     /// the updated record at the new event number, which is returned.
     /// `Ok(None)` when another writer got there first: reload and decide
     /// again. A rated game's end is rated here, from the ratings stored
-    /// now, and rated again (the game's decision stands) while other games
-    /// of its players keep ending first.
+    /// now, and a tournament game's end steps its tournament from the
+    /// tournament as stored now; both are done again (the game's decision
+    /// stands) while other games of its players or its tournament keep
+    /// ending first.
     pub(super) async fn commit(
         &self,
         hot: &mut Hot,
@@ -193,24 +203,40 @@ impl Games {
         progress: Progress,
         game: AnyGame,
     ) -> GameResult<Option<GameRecord>> {
-        let Some(ending) = progress.ending.clone().filter(|_| record.row.rated) else {
+        let tournament = match &progress.ending {
+            Some(_) => self.store.tournament_of_game(record.row.id).await?,
+            None => None,
+        };
+        let ending = progress
+            .ending
+            .clone()
+            .filter(|_| record.row.rated || tournament.is_some());
+        let Some(ending) = ending else {
             return Ok(match self.write(hot, record, progress, game).await? {
                 Written::Committed(next) => Some(*next),
-                Written::Lost | Written::RatingsMoved => None,
+                Written::Lost | Written::Moved => None,
             });
         };
-        for _ in 0..RATING_ATTEMPTS {
-            let changes = self
-                .ratings
-                .rate_end(record, &ending.winners(), progress.update.now)
-                .await
-                .map_err(GameError::internal)?;
-            let mut rated = progress.clone();
-            rated.rate(record, changes);
-            match self.write(hot, record, rated, game.clone()).await? {
+        for _ in 0..END_ATTEMPTS {
+            let mut ended = progress.clone();
+            if record.row.rated {
+                let changes = self
+                    .ratings
+                    .rate_end(record, &ending.winners(), progress.update.now)
+                    .await
+                    .map_err(GameError::internal)?;
+                ended.rate(record, changes);
+            }
+            if let Some(id) = tournament {
+                ended.update.tournament =
+                    crate::tournaments::after_game(&*self.store, self, id, record, &ending, progress.update.now)
+                        .await
+                        .map_err(GameError::internal)?;
+            }
+            match self.write(hot, record, ended, game.clone()).await? {
                 Written::Committed(next) => return Ok(Some(*next)),
                 Written::Lost => return Ok(None),
-                Written::RatingsMoved => self.metrics.count_conflict(),
+                Written::Moved => self.metrics.count_conflict(),
             }
         }
         Err(GameError::Busy)
@@ -254,7 +280,10 @@ impl Games {
                 created_at: update.now,
             })
             .collect();
-        let players: Vec<i64> = update.player_events.iter().map(|e| e.player_id).collect();
+        let mut players: Vec<i64> = update.player_events.iter().map(|e| e.player_id).collect();
+        if let Some(step) = &update.tournament {
+            players.extend(step.players_told());
+        }
         let id = update.id;
         let (store, publisher) = (self.store.clone(), self.publisher.clone());
         // The commit and its publication run to the end even when the
@@ -283,7 +312,7 @@ impl Games {
                 self.metrics.count_conflict();
                 Ok(Written::Lost)
             }
-            Err(StoreError::RatingsMoved) => Ok(Written::RatingsMoved),
+            Err(StoreError::RatingsMoved | StoreError::TournamentMoved) => Ok(Written::Moved),
             Err(e) => Err(e.into()),
         }
     }

@@ -35,6 +35,16 @@ pub struct Schedule {
     pub remind_before_ms: i64,
 }
 
+impl Schedule {
+    /// When the player to move since `turn_started_at` is reminded of
+    /// `deadline`: correspondence clocks only, and never before the turn.
+    pub fn reminder(self, deadline: i64, turn_started_at: i64) -> Option<i64> {
+        let remind_at = deadline - self.remind_before_ms;
+        (self.clock.control.is_correspondence() && self.remind_before_ms > 0 && remind_at > turn_started_at)
+            .then_some(remind_at)
+    }
+}
+
 /// What a move request needs decided.
 pub struct MoveInput<'a> {
     pub record: &'a GameRecord,
@@ -241,11 +251,7 @@ pub fn schedule_clock(progress: &mut Progress, schedule: Schedule, state: Option
         return;
     };
     update.deadline = Some(deadline);
-    let remind_at = deadline - schedule.remind_before_ms;
-    if schedule.clock.control.is_correspondence() && schedule.remind_before_ms > 0 && remind_at > state.turn_started_at
-    {
-        update.reminder_at = Some(remind_at);
-    }
+    update.reminder_at = schedule.reminder(deadline, state.turn_started_at);
     stamp_moves(progress, deadline, &state);
     for (_, notice) in &mut progress.notices {
         if let PlayerNotice::YourTurn { deadline: d, .. } = notice {

@@ -58,6 +58,8 @@ pub enum GameError {
     TimeOut { current: Box<GameState> },
     #[error("a game can be aborted only before every player has moved")]
     TooLate,
+    #[error("a tournament game cannot be aborted; resign it, or leave the tournament")]
+    TournamentGame,
     #[error("you already sit at this game")]
     AlreadySeated,
     #[error("game {id} is {status}")]
@@ -152,6 +154,7 @@ impl GameError {
             GameError::NotActive { .. } | GameError::GameOver => "game_not_active",
             GameError::TimeOut { .. } => "time_out",
             GameError::TooLate => "too_late",
+            GameError::TournamentGame => "tournament_game",
             GameError::AlreadySeated => "already_seated",
             GameError::NotOpen { .. } => "game_not_open",
             GameError::InvitedElsewhere(_) => "invited_elsewhere",

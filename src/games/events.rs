@@ -29,13 +29,16 @@ pub enum Ending {
     Time { winners: Vec<Seat> },
     /// Every seat agreed to a draw.
     Agreement,
+    /// A seat's player left the tournament the game belongs to: the rules
+    /// say who wins, as for a resignation.
+    Forfeit { winners: Vec<Seat> },
 }
 
 impl Ending {
     pub fn winners(&self) -> Vec<Seat> {
         match self {
             Ending::Rules(outcome) => outcome.winners.to_vec().into_iter().map(Seat::from).collect(),
-            Ending::Resignation { winners } | Ending::Time { winners } => winners.clone(),
+            Ending::Resignation { winners } | Ending::Time { winners } | Ending::Forfeit { winners } => winners.clone(),
             Ending::Agreement => Vec::new(),
         }
     }
@@ -47,6 +50,7 @@ impl Ending {
             Ending::Resignation { .. } => "resignation".to_owned(),
             Ending::Time { .. } => "time".to_owned(),
             Ending::Agreement => "agreement".to_owned(),
+            Ending::Forfeit { .. } => FORFEIT.to_owned(),
         }
     }
 
@@ -55,6 +59,9 @@ impl Ending {
         to_value(self)
     }
 }
+
+/// The stored reason of a forfeited game, which standings show as such.
+pub const FORFEIT: &str = "forfeit";
 
 impl Serialize for Ending {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -263,6 +270,34 @@ pub enum PlayerNotice {
         ply: i64,
         reason: ClearedBecause,
     },
+    /// A tournament the player is in started (or a league's new season):
+    /// their games are in it.
+    TournamentStarted {
+        tournament: i64,
+        name: String,
+        /// A league's season.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        season: Option<i64>,
+    },
+    /// A new game of a tournament (the payload's `game`), in `round`.
+    TournamentRound {
+        tournament: i64,
+        name: String,
+        round: i64,
+    },
+    /// The tournament is over: the player's final place.
+    TournamentOver {
+        tournament: i64,
+        name: String,
+        rank: usize,
+        points: f64,
+    },
+    /// The tournament was called off before it began (too few players).
+    TournamentCancelled {
+        tournament: i64,
+        name: String,
+        cancelled: bool,
+    },
 }
 
 /// Why a tree of conditional moves was cleared.
@@ -288,6 +323,9 @@ impl PlayerNotice {
             PlayerNotice::Declined { .. } => "declined",
             PlayerNotice::Rematch { .. } => "rematch",
             PlayerNotice::ConditionalCleared { .. } => "conditional_cleared",
+            PlayerNotice::TournamentStarted { .. } => "tournament_started",
+            PlayerNotice::TournamentRound { .. } => "tournament_round",
+            PlayerNotice::TournamentOver { .. } | PlayerNotice::TournamentCancelled { .. } => "tournament_over",
         }
     }
 

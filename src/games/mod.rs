@@ -29,6 +29,7 @@ pub mod conditional;
 pub mod decide;
 mod error;
 mod events;
+mod fixtures;
 mod hot;
 mod offers;
 mod play;
@@ -45,7 +46,8 @@ use std::sync::Arc;
 pub use chat::Room;
 pub use commit::Progress;
 pub use error::{GameError, GameResult, OfferKind};
-pub use events::{ClearedBecause, Ending, GameEvent, MoveEvent, PlayerNotice, RatingShift};
+pub use events::{ClearedBecause, Ending, GameEvent, MoveEvent, PlayerNotice, RatingShift, FORFEIT};
+pub use fixtures::Fixture;
 pub use publish::{NoSubscribers, Publisher};
 pub use reads::{Lobby, LobbyPage};
 

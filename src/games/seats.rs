@@ -124,6 +124,9 @@ impl Games {
                 rating_min: table.rating_min,
                 rating_max: table.rating_max,
                 rematch_of: table.rematch_of,
+                clock: None,
+                deadline: None,
+                reminder_at: None,
             })
             .await?;
         self.metrics.count_game_created();

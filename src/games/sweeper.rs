@@ -1,5 +1,6 @@
 //! The background task that ends games lost on time and sends reminders,
-//! driven by the `deadline` and `reminder_at` columns (indexed).
+//! driven by the `deadline` and `reminder_at` columns (indexed), and
+//! starts (or cancels) tournaments whose `starts_at` has passed.
 //!
 //! Nothing lives only in memory: after a restart the first sweep finds every
 //! deadline that passed meanwhile. Several processes may sweep one database:
@@ -14,6 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{now, Games};
+use crate::tournaments::Tournaments;
 
 /// How many due games one sweep handles; the rest wait for the next.
 const BATCH: i64 = 200;
@@ -48,14 +50,17 @@ pub async fn sweep(games: &Games) -> usize {
     ended
 }
 
-/// Sweeps every `interval` until the task is aborted.
-pub fn spawn(games: Arc<Games>, interval: Duration) -> tokio::task::JoinHandle<()> {
+/// Sweeps every `interval` until the task is aborted: games, then due
+/// tournaments (each start guarded like a game's end, so several
+/// processes may sweep).
+pub fn spawn(games: Arc<Games>, tournaments: Arc<Tournaments>, interval: Duration) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut ticker = tokio::time::interval(interval);
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             ticker.tick().await;
             sweep(&games).await;
+            tournaments.start_due().await;
         }
     })
 }

@@ -21,8 +21,12 @@ fn time_control(record: &GameRecord) -> TimeControl {
 
 impl Games {
     pub(super) fn schedule_of(&self, record: &GameRecord) -> Schedule {
+        self.schedule(time_control(record))
+    }
+
+    pub(super) fn schedule(&self, control: TimeControl) -> Schedule {
         Schedule {
-            clock: Clock::new(time_control(record), self.timing.scale),
+            clock: Clock::new(control, self.timing.scale),
             remind_before_ms: self.timing.remind_before_ms,
         }
     }
@@ -60,7 +64,7 @@ impl Games {
         }
     }
 
-    async fn pauses_of(&self, player_id: i64) -> GameResult<Vec<Pause>> {
+    pub(super) async fn pauses_of(&self, player_id: i64) -> GameResult<Vec<Pause>> {
         let vacations = self.store.vacations(player_id).await?;
         Ok(vacations.iter().map(|&(start, end)| Pause { start, end }).collect())
     }

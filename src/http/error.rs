@@ -1,7 +1,7 @@
 //! The API's one error type, [`Error`]: every refusal the HTTP API gives,
 //! its status and stable machine-readable code, and how it becomes a
 //! response. The services' errors ([`GameError`], [`PlayerError`],
-//! [`RatingError`]) become
+//! [`RatingError`], [`TournamentError`]) become
 //! [`Error`]s here and nowhere else, and axum's
 //! extractors' rejections come out in the same JSON shape:
 //! `{"error":{"code":"…","message":"…"}}`.
@@ -19,6 +19,7 @@ use crate::health::Unhealthy;
 use crate::players::settings::SettingsError;
 use crate::players::{BadInput, PlayerError, VacationRefused};
 use crate::ratings::RatingError;
+use crate::tournaments::TournamentError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -157,6 +158,7 @@ impl From<GameError> for Error {
             | G::GameOver
             | G::TimeOut { .. }
             | G::TooLate
+            | G::TournamentGame
             | G::AlreadySeated
             | G::NotOpen { .. }
             | G::InvitedElsewhere(_)
@@ -238,6 +240,31 @@ impl From<RatingError> for Error {
             RatingError::UnknownGame(_) => Error::unprocessable("unknown_game", message),
             RatingError::NoPlayerNamed(_) => Error::NotFound(message),
             RatingError::Store(_) => Error::internal(message),
+        }
+    }
+}
+
+/// The one place a refusal of the tournaments service gets its HTTP status.
+impl From<TournamentError> for Error {
+    fn from(error: TournamentError) -> Error {
+        use TournamentError as T;
+        let code = error.code();
+        let message = error.to_string();
+        match error {
+            T::NotFound(_) => Error::NotFound(message),
+            T::NotOrganiser => Error::Forbidden { code, message },
+            T::Status(_) | T::AlreadyIn | T::NotIn | T::Full(_) | T::TooFew { .. } | T::Busy => {
+                Error::conflict(code, message)
+            }
+            T::UnknownGame(_)
+            | T::NotTwoPlayer { .. }
+            | T::BadName { .. }
+            | T::BadTimeControl(_)
+            | T::OutOfRange { .. }
+            | T::BadPlayerRange { .. }
+            | T::StartsInPast => Error::Unprocessable { code, message },
+            T::Game(e) => e.into(),
+            T::Store(_) => Error::internal(message),
         }
     }
 }

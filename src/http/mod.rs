@@ -14,6 +14,7 @@ mod players;
 mod ratings;
 mod realtime;
 mod rules;
+mod tournaments;
 mod web;
 
 use std::sync::Arc;
@@ -38,6 +39,7 @@ use crate::health::Health;
 use crate::metrics::Metrics;
 use crate::players::Players;
 use crate::ratings::Ratings;
+use crate::tournaments::Tournaments;
 
 /// What handlers reach: the services, never the store.
 #[derive(Clone)]
@@ -47,6 +49,7 @@ pub struct AppState {
     pub hub: Arc<crate::realtime::Hub>,
     pub players: Arc<Players>,
     pub ratings: Arc<Ratings>,
+    pub tournaments: Arc<Tournaments>,
     pub health: Arc<Health>,
     pub metrics: Arc<Metrics>,
     /// WebSocket and event-stream limits.
@@ -59,6 +62,7 @@ pub fn app(state: AppState, config: &Config) -> Router {
     let api = Router::new()
         .merge(players::router())
         .merge(ratings::router())
+        .merge(tournaments::router())
         .merge(correspondence::router())
         .merge(rules::router())
         .merge(games::router())

@@ -41,6 +41,7 @@ static ASSETS: &[Asset] = &[
     asset("/assets/moves.js", JS, include_bytes!("../../web/moves.js")),
     asset("/assets/ratings.js", JS, include_bytes!("../../web/ratings.js")),
     asset("/assets/conditional.js", JS, include_bytes!("../../web/conditional.js")),
+    asset("/assets/tournaments.js", JS, include_bytes!("../../web/tournaments.js")),
     asset("/assets/style.css", CSS, include_bytes!("../../web/style.css")),
     asset("/favicon.svg", SVG, include_bytes!("../../web/favicon.svg")),
 ];
@@ -48,7 +49,17 @@ static ASSETS: &[Asset] = &[
 /// The first path segments the client routes itself; a GET of any of them
 /// answers `index.html`.
 const CLIENT_ROUTES: &[&str] = &[
-    "signin", "signup", "lobby", "my", "game", "rules", "settings", "ratings", "player",
+    "signin",
+    "signup",
+    "lobby",
+    "my",
+    "game",
+    "rules",
+    "settings",
+    "ratings",
+    "player",
+    "tournaments",
+    "tournament",
 ];
 
 /// Strong ETags, computed once per process from the embedded bytes.

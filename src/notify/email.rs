@@ -99,6 +99,34 @@ impl Mailer {
     }
 }
 
+/// The mail of a tournament's start, end or cancellation (no game named).
+fn tournament_mail(event: &EventRow, base_url: &str) -> Option<Mail> {
+    let data = &event.payload;
+    let id = data.get("tournament").and_then(Value::as_i64)?;
+    let name = data.get("name").and_then(Value::as_str).unwrap_or("Your tournament");
+    let line = match event.kind.as_str() {
+        "tournament_started" => match data.get("season").and_then(Value::as_i64) {
+            Some(season) => format!("{name}: season {season} has begun; your games are waiting."),
+            None => format!("{name} has started; your games are waiting."),
+        },
+        "tournament_over" if data.get("cancelled").is_some() => {
+            format!("{name} was cancelled: too few players joined.")
+        }
+        "tournament_over" => {
+            let rank = data.get("rank").and_then(Value::as_i64).unwrap_or(0);
+            let points = data.get("points").and_then(Value::as_f64).unwrap_or(0.0);
+            format!("{name} is over: you finished {rank} with {points} points.")
+        }
+        _ => return None,
+    };
+    let link = format!("{}/tournaments/{id}", base_url.trim_end_matches('/'));
+    Some(Mail {
+        subject: format!("Tavoliere: {line}"),
+        text: format!("{line}\n\n{link}\n"),
+        ..Mail::default()
+    })
+}
+
 fn game_link(base_url: &str, game: i64) -> String {
     format!("{}/games/{game}", base_url.trim_end_matches('/'))
 }
@@ -107,6 +135,9 @@ fn game_link(base_url: &str, game: i64) -> String {
 pub async fn compose(games: &Games, player: &Player, event: &EventRow, base_url: &str) -> Result<Mail, String> {
     let data = &event.payload;
     let Some(game_id) = data.get("game").and_then(Value::as_i64) else {
+        if let Some(mail) = tournament_mail(event, base_url) {
+            return Ok(mail);
+        }
         return Ok(Mail {
             subject: format!("Tavoliere: {}", event.kind.replace('_', " ")),
             text: format!("{}\n", serde_json::to_string_pretty(data).unwrap_or_default()),
@@ -155,6 +186,12 @@ pub async fn compose(games: &Games, player: &Player, event: &EventRow, base_url:
             } else {
                 format!("Your turn in {title}")
             }
+        }
+        "tournament_round" => {
+            let name = data.get("name").and_then(Value::as_str).unwrap_or("a tournament");
+            let round = data.get("round").and_then(Value::as_i64).unwrap_or(0);
+            text.push_str(&format!("{title}: your new game of {name}, round {round}.\n"));
+            format!("{name}, round {round}: {title}")
         }
         "invited" => {
             let by = data.get("by").and_then(Value::as_str).unwrap_or("someone");

@@ -135,7 +135,16 @@ impl fmt::Debug for Secret {
 }
 
 /// The kinds of event a player can be told about.
-pub const KINDS: [&str; 5] = ["your_turn", "invited", "game_over", "chat", "reminder"];
+pub const KINDS: [&str; 8] = [
+    "your_turn",
+    "invited",
+    "game_over",
+    "chat",
+    "reminder",
+    "tournament_started",
+    "tournament_round",
+    "tournament_over",
+];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]

@@ -18,6 +18,10 @@ pub enum StoreError {
     /// game of one of its players ended first): compute it again.
     #[error("a player's rating changed meanwhile")]
     RatingsMoved,
+    /// The tournament a step was decided on moved meanwhile (a player
+    /// joined or left, another of its games ended first): decide again.
+    #[error("the tournament changed meanwhile")]
+    TournamentMoved,
     /// A unique constraint refused the write.
     #[error("unique constraint violated")]
     Unique,

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::{GameUpdate, NewGame, Outbox, StoreError, StoreResult};
+use super::{GameUpdate, NewGame, Outbox, StoreError, StoreResult, TournamentStep};
 
 /// The most updates one transaction carries; more wait for the next.
 const MAX_BATCH: usize = 512;
@@ -38,6 +38,9 @@ pub enum Change {
     /// deliveries, at `now`; a cursor another process moved first is
     /// passed over.
     Notify(Vec<Outbox>, i64),
+    /// A tournament's step that no game end carries (its start, its
+    /// cancellation); refused when the tournament moved meanwhile.
+    Tournament(TournamentStep),
 }
 
 /// What a committed [`Change`] did.
@@ -48,6 +51,8 @@ pub enum Done {
     Updated,
     /// This many players' cursors moved.
     Notified(usize),
+    /// A tournament's step was written.
+    Stepped,
 }
 
 struct Pending {
@@ -204,6 +209,15 @@ impl GroupCommit {
     /// guard refused it.
     pub async fn update(&self, update: GameUpdate) -> StoreResult<()> {
         self.submit(Change::Update(update)).await.map(|_| ())
+    }
+
+    /// Writes a tournament's step once committed;
+    /// [`StoreError::TournamentMoved`] when its guard refused it.
+    pub async fn tournament(&self, step: TournamentStep) -> StoreResult<()> {
+        match self.submit(Change::Tournament(step)).await? {
+            Done::Stepped => Ok(()),
+            other => Err(mismatch(other)),
+        }
     }
 
     pub fn stats(&self) -> CommitStats {

@@ -1,6 +1,6 @@
 //! Storage: the store's traits, one per aggregate ([`PlayerStore`],
 //! [`GameStore`], [`ClockStore`], [`ConditionalStore`], [`NotifyStore`],
-//! [`RatingStore`], [`MailStore`], together [`Store`]), over two backends
+//! [`RatingStore`], [`MailStore`], [`TournamentStore`], together [`Store`]), over two backends
 //! (SQLite, PostgreSQL) chosen once at start-up from the database URL.
 //!
 //! Both databases run the same SQL (numbered `$n` parameters work in both),
@@ -36,6 +36,7 @@ mod rows;
 mod shared;
 mod sql;
 mod sqlite;
+mod tournaments;
 
 use std::sync::Arc;
 
@@ -48,6 +49,10 @@ pub use games::GameStore;
 pub use group_commit::CommitStats;
 pub use mail::MailStore;
 pub use model::{
+    BadTournamentKind, EntrantChange, EntrantRow, Entry, NewPairing, NewTournament, PairingRow, TournamentFilter,
+    TournamentFormat, TournamentRecord, TournamentRow, TournamentStatus, TournamentStep,
+};
+pub use model::{
     ConditionalRow, ConditionalTrees, ConditionalWrite, Credentials, DeadlineChange, DeliveryRow, Event, EventRow,
     GameFilter, GameRecord, GameRow, GameUpdate, InboxRow, MailSettlement, MoveRow, NewConditional, NewDelivery,
     NewGame, NewMail, NewMove, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox, PlayedGame,
@@ -59,11 +64,22 @@ pub use players::PlayerStore;
 pub use postgres::PgStore;
 pub use ratings::{LeaderboardPage, RatingStore};
 pub use sqlite::SqliteStore;
+pub use tournaments::TournamentStore;
 
 /// Everything the service stores, on one backend.
 #[async_trait]
 pub trait Store:
-    PlayerStore + GameStore + ClockStore + ConditionalStore + NotifyStore + RatingStore + MailStore + Send + Sync + 'static
+    PlayerStore
+    + GameStore
+    + ClockStore
+    + ConditionalStore
+    + NotifyStore
+    + RatingStore
+    + MailStore
+    + TournamentStore
+    + Send
+    + Sync
+    + 'static
 {
     /// Which backend, for logs and metrics.
     fn backend(&self) -> &'static str;

@@ -37,8 +37,9 @@ pub const DELETE_CONDITIONAL: &str = "DELETE FROM conditionals WHERE game_id = $
 pub const DELETE_CONDITIONALS: &str = "DELETE FROM conditionals WHERE game_id = $1";
 
 pub const INSERT_GAME: &str = "INSERT INTO games (game, variant, status, public, ply, to_move, event_seq, \
-     created_by, created_at, updated_at, time_control, rated, rating_min, rating_max, rematch_of) \
-     VALUES ($1, $2, $3, $4, 0, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13) RETURNING id";
+     created_by, created_at, updated_at, time_control, rated, rating_min, rating_max, rematch_of, clock, \
+     deadline, reminder_at) VALUES ($1, $2, $3, $4, 0, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15, $16) \
+     RETURNING id";
 
 pub const INSERT_SEAT: &str = "INSERT INTO seats (game_id, seat, player_id, invitee_id) VALUES ($1, $2, $3, $4)";
 
@@ -60,10 +61,11 @@ pub const INSERT_DELIVERY: &str = "INSERT INTO deliveries (player_id, event_seq,
      ON CONFLICT (player_id, event_seq, channel) DO NOTHING";
 
 /// Numbers and stores player events inside `tx`, each payload naming its
-/// game. Players are locked in id order so two transactions cannot deadlock.
+/// game (if any: a tournament's own events name none). Players are locked
+/// in id order so two transactions cannot deadlock.
 pub async fn insert_player_events<DB>(
     tx: &mut Transaction<'_, DB>,
-    game_id: i64,
+    game_id: Option<i64>,
     events: &[PlayerEvent],
     now: i64,
 ) -> Result<(), sqlx::Error>
@@ -87,7 +89,7 @@ where
             .bind(event.player_id)
             .bind(seq)
             .bind(event.kind)
-            .bind(event.payload_in(game_id))
+            .bind(event.stored_payload(game_id))
             .bind(now)
             .execute(&mut **tx)
             .await?;
@@ -205,3 +207,14 @@ where
         .map_err(StoreError::from_write)?;
     Ok(())
 }
+
+/// Guarded move of a tournament from revision `$5`: matches nothing when
+/// another change (a join, another game's end) moved it first.
+pub const STEP_TOURNAMENT: &str = "UPDATE tournaments SET status = $1, round = $2, updated_at = $3, rev = rev + 1 \
+     WHERE id = $4 AND rev = $5";
+
+pub const INSERT_PAIRING: &str = "INSERT INTO tournament_pairings (tournament_id, round, grp, game_id, first_id, \
+     second_id) VALUES ($1, $2, $3, $4, $5, $6)";
+
+/// A league player's group for the new season.
+pub const SET_GROUP: &str = "UPDATE tournament_players SET grp = $1 WHERE tournament_id = $2 AND player_id = $3";

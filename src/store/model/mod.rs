@@ -9,8 +9,13 @@ use serde_json::Value;
 use crate::domain::{GameStatus, Seat};
 
 mod ratings;
+mod tournaments;
 
 pub use ratings::{PlayedGame, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow, RatingValues};
+pub use tournaments::{
+    BadTournamentKind, EntrantChange, EntrantRow, Entry, NewPairing, NewTournament, PairingRow, TournamentFilter,
+    TournamentFormat, TournamentRecord, TournamentRow, TournamentStatus, TournamentStep,
+};
 
 /// A registered player as others may see them (plus email for themselves).
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -173,6 +178,14 @@ impl PlayerEvent {
         }
         payload
     }
+
+    /// The payload as stored: naming its game if it came from one.
+    pub fn stored_payload(&self, game_id: Option<i64>) -> Value {
+        match game_id {
+            Some(id) => self.payload_in(id),
+            None => self.payload.clone(),
+        }
+    }
 }
 
 /// A stored event, of either log.
@@ -205,6 +218,11 @@ pub struct NewGame {
     /// having one in the same transaction, and the creation is refused
     /// ([`super::StoreError::Conflict`]) if it already had one.
     pub rematch_of: Option<i64>,
+    /// A game created with every seat taken starts with its clock running:
+    /// the stored [`crate::clock::ClockState`], deadline and reminder.
+    pub clock: Option<Value>,
+    pub deadline: Option<i64>,
+    pub reminder_at: Option<i64>,
 }
 
 impl NewGame {
@@ -252,6 +270,8 @@ pub struct GameUpdate {
     /// A change of the conditional trees, in the same transaction; it bumps
     /// `conditional_rev`.
     pub conditional: Option<ConditionalWrite>,
+    /// What the game's end does to its tournament, in the same transaction.
+    pub tournament: Option<TournamentStep>,
 }
 
 impl GameUpdate {

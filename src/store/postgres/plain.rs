@@ -28,8 +28,9 @@ pub fn split_plain(batch: &[Change]) -> (Vec<usize>, Vec<usize>) {
                     && update.delete_move.is_none()
                     && update.ratings.is_empty()
                     && update.conditional.is_none()
+                    && update.tournament.is_none()
             }
-            Change::Create(_) | Change::Notify(..) => false,
+            Change::Create(_) | Change::Notify(..) | Change::Tournament(_) => false,
         };
         if is_plain {
             plain.push(i);

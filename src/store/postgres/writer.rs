@@ -13,7 +13,9 @@ use sqlx::{Postgres, Transaction};
 
 use super::plain;
 use crate::store::group_commit::{Change, Done, GroupCommit};
-use crate::store::{sql, ConditionalWrite, Event, GameUpdate, NewGame, Outbox, StoreError, StoreResult};
+use crate::store::{
+    sql, ConditionalWrite, Event, GameUpdate, NewGame, Outbox, StoreError, StoreResult, TournamentStep,
+};
 
 /// Writes `update` inside `tx`. `Ok(false)` when its guard
 /// refused it (the game is no longer at `expected_seq`) before
@@ -86,9 +88,58 @@ async fn apply_update(tx: &mut Transaction<'_, Postgres>, update: &GameUpdate) -
     insert_game_events(tx, update.id, update.expected_seq + 1, &update.events, update.now)
         .await
         .map_err(StoreError::from_write)?;
-    sql::insert_player_events(tx, update.id, &update.player_events, update.now).await?;
+    sql::insert_player_events(tx, Some(update.id), &update.player_events, update.now).await?;
     sql::write_ratings(tx, &update.ratings).await?;
+    if let Some(step) = &update.tournament {
+        step_tournament(tx, step).await?;
+    }
     Ok(true)
+}
+
+/// Writes a tournament's step inside `tx`: its guarded move first (which
+/// locks the tournament's row: a second server ending another game of the
+/// round waits here, then finds the revision moved), then the games and
+/// pairings of its new round, the league's groups and its players' events.
+/// [`StoreError::TournamentMoved`] when the guard refused it.
+async fn step_tournament(tx: &mut Transaction<'_, Postgres>, step: &TournamentStep) -> StoreResult<()> {
+    let moved = sqlx::query(sql::STEP_TOURNAMENT)
+        .bind(step.status.as_str())
+        .bind(step.round)
+        .bind(step.now)
+        .bind(step.tournament_id)
+        .bind(step.expected_rev)
+        .execute(&mut **tx)
+        .await?
+        .rows_affected();
+    if moved != 1 {
+        return Err(StoreError::TournamentMoved);
+    }
+    for pairing in &step.pairings {
+        let game_id = match &pairing.game {
+            Some(game) => Some(apply_create(tx, game).await?),
+            None => None,
+        };
+        sqlx::query(sql::INSERT_PAIRING)
+            .bind(step.tournament_id)
+            .bind(pairing.round)
+            .bind(pairing.grp)
+            .bind(game_id)
+            .bind(pairing.first_id)
+            .bind(pairing.second_id)
+            .execute(&mut **tx)
+            .await
+            .map_err(StoreError::from_write)?;
+    }
+    for (player, group) in &step.groups {
+        sqlx::query(sql::SET_GROUP)
+            .bind(*group)
+            .bind(step.tournament_id)
+            .bind(*player)
+            .execute(&mut **tx)
+            .await?;
+    }
+    sql::insert_player_events(tx, None, &step.events, step.now).await?;
+    Ok(())
 }
 
 async fn write_conditional(
@@ -130,7 +181,7 @@ async fn commit_batch(
             // opens another (not after a change's own refusal).
             if !matches!(
                 error,
-                StoreError::Conflict | StoreError::RatingsMoved | StoreError::Unique
+                StoreError::Conflict | StoreError::RatingsMoved | StoreError::TournamentMoved | StoreError::Unique
             ) {
                 *writer = None;
             }
@@ -188,7 +239,7 @@ async fn write_batch(tx: &mut Transaction<'_, Postgres>, batch: &[Change]) -> St
         .iter()
         .filter_map(|&i| match &batch[i] {
             Change::Update(update) => Some(update),
-            Change::Create(_) | Change::Notify(..) => None,
+            Change::Create(_) | Change::Notify(..) | Change::Tournament(_) => None,
         })
         .collect();
     let applied = plain::write(tx, &plain_updates).await?;
@@ -218,6 +269,10 @@ async fn apply_change(tx: &mut Transaction<'_, Postgres>, change: &Change) -> St
         Change::Create(game) => Some(Done::Created(apply_create(tx, game).await?)),
         Change::Update(update) => apply_update(tx, update).await?.then_some(Done::Updated),
         Change::Notify(outboxes, now) => Some(Done::Notified(apply_notify(tx, outboxes, *now).await?)),
+        Change::Tournament(step) => {
+            step_tournament(tx, step).await?;
+            Some(Done::Stepped)
+        }
     })
 }
 
@@ -289,6 +344,9 @@ async fn apply_create(tx: &mut Transaction<'_, Postgres>, game: &NewGame) -> Sto
         .bind(game.rating_min)
         .bind(game.rating_max)
         .bind(game.rematch_of)
+        .bind(&game.clock)
+        .bind(game.deadline)
+        .bind(game.reminder_at)
         .fetch_one(&mut **tx)
         .await
         .map_err(StoreError::from_write)?;
@@ -314,7 +372,7 @@ async fn apply_create(tx: &mut Transaction<'_, Postgres>, game: &NewGame) -> Sto
         }
     }
     insert_game_events(tx, id, 1, &game.events, game.now).await?;
-    sql::insert_player_events(tx, id, &game.player_events, game.now).await?;
+    sql::insert_player_events(tx, Some(id), &game.player_events, game.now).await?;
     Ok(id)
 }
 

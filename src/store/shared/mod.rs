@@ -7,6 +7,7 @@
 
 mod mail;
 mod ratings;
+mod tournaments;
 
 use async_trait::async_trait;
 use serde_json::Value;
@@ -19,7 +20,7 @@ use super::rows::{SeatRecord, SEATS_OF_GAME};
 use super::{
     sql, ClockStore, CommitStats, ConditionalStore, Credentials, DeadlineChange, EventRow, GameFilter, GameRecord,
     GameRow, GameStore, GameUpdate, MailStore, MoveRow, NewGame, NewPlayer, NewToken, NewVacation, Player,
-    PlayerChange, PlayerStore, RatingStore, Reminder, SeatRow, Store, StoreError, StoreResult,
+    PlayerChange, PlayerStore, RatingStore, Reminder, SeatRow, Store, StoreError, StoreResult, TournamentStore,
 };
 use super::{DeliveryRow, NotifySettings, NotifyStore, Outbox, Settlement, Waiting};
 use crate::domain::GameStatus;
@@ -27,7 +28,15 @@ use crate::domain::GameStatus;
 #[async_trait]
 impl<B> Store for B
 where
-    B: Backend + PlayerStore + GameStore + ClockStore + ConditionalStore + NotifyStore + RatingStore + MailStore,
+    B: Backend
+        + PlayerStore
+        + GameStore
+        + ClockStore
+        + ConditionalStore
+        + NotifyStore
+        + RatingStore
+        + MailStore
+        + TournamentStore,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
 {
     fn backend(&self) -> &'static str {
@@ -393,7 +402,7 @@ where
             return Ok(false);
         }
         let events = std::slice::from_ref(&reminder.event);
-        sql::insert_player_events(&mut tx, reminder.game_id, events, reminder.now).await?;
+        sql::insert_player_events(&mut tx, Some(reminder.game_id), events, reminder.now).await?;
         tx.commit().await?;
         Ok(true)
     }

@@ -18,6 +18,7 @@ use serde_json::Value;
 use crate::store::group_commit::{Change, Done};
 use crate::store::{
     sql, ConditionalWrite, Event, GameUpdate, NewGame, Outbox, PlayerEvent, RatingChange, StoreError, StoreResult,
+    TournamentStep,
 };
 
 /// How long a write waits for another process's write lock.
@@ -167,6 +168,7 @@ fn apply(tx: &Transaction, change: &Change) -> ChangeResult<Option<Done>> {
         Change::Create(game) => create(tx, game).map(|id| Some(Done::Created(id))),
         Change::Update(update) => Ok(update_game(tx, update)?.then_some(Done::Updated)),
         Change::Notify(outboxes, now) => notify(tx, outboxes, *now).map(|players| Some(Done::Notified(players))),
+        Change::Tournament(step) => step_tournament(tx, step).map(|()| Some(Done::Stepped)),
     }
 }
 
@@ -213,6 +215,9 @@ fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
                     game.rating_min,
                     game.rating_max,
                     game.rematch_of,
+                    game.clock.as_ref().map(json),
+                    game.deadline,
+                    game.reminder_at,
                 ],
                 |row| row.get(0),
             )
@@ -234,7 +239,7 @@ fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
         }
     }
     insert_game_events(tx, id, 1, &game.events, game.now)?;
-    insert_player_events(tx, id, &game.player_events, game.now)?;
+    insert_player_events(tx, Some(id), &game.player_events, game.now)?;
     Ok(id)
 }
 
@@ -301,9 +306,58 @@ fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
         write_conditional(tx, update.id, write, update.now)?;
     }
     insert_game_events(tx, update.id, update.expected_seq + 1, &update.events, update.now)?;
-    insert_player_events(tx, update.id, &update.player_events, update.now)?;
+    insert_player_events(tx, Some(update.id), &update.player_events, update.now)?;
     write_ratings(tx, &update.ratings)?;
+    if let Some(step) = &update.tournament {
+        step_tournament(tx, step)?;
+    }
     Ok(true)
+}
+
+/// Writes a tournament's step: its guarded move first, then the games and
+/// pairings of its new round, the league's groups and its players' events.
+/// The change fails alone, with [`StoreError::TournamentMoved`], when the
+/// tournament is no longer at the step's revision.
+fn step_tournament(tx: &Transaction, step: &TournamentStep) -> ChangeResult<()> {
+    let moved = tx
+        .prepare_cached(sql::STEP_TOURNAMENT)
+        .and_then(|mut statement| {
+            statement.execute(params![
+                step.status.as_str(),
+                step.round,
+                step.now,
+                step.tournament_id,
+                step.expected_rev
+            ])
+        })
+        .map_err(store_error)?;
+    if moved != 1 {
+        return Err(ChangeError::Own(StoreError::TournamentMoved));
+    }
+    for pairing in &step.pairings {
+        let game_id = match &pairing.game {
+            Some(game) => Some(create(tx, game)?),
+            None => None,
+        };
+        tx.prepare_cached(sql::INSERT_PAIRING)
+            .and_then(|mut statement| {
+                statement.execute(params![
+                    step.tournament_id,
+                    pairing.round,
+                    pairing.grp,
+                    game_id,
+                    pairing.first_id,
+                    pairing.second_id
+                ])
+            })
+            .map_err(store_error)?;
+    }
+    for (player, group) in &step.groups {
+        tx.prepare_cached(sql::SET_GROUP)
+            .and_then(|mut statement| statement.execute(params![group, step.tournament_id, player]))
+            .map_err(store_error)?;
+    }
+    insert_player_events(tx, None, &step.events, step.now)
 }
 
 /// Writes a game end's rating changes (the statements of
@@ -404,8 +458,8 @@ fn insert_game_events(tx: &Transaction, game_id: i64, first_seq: i64, events: &[
 }
 
 /// Numbers each player event from its player's counter and stores it, its
-/// payload naming the game.
-fn insert_player_events(tx: &Transaction, game_id: i64, events: &[PlayerEvent], now: i64) -> ChangeResult<()> {
+/// payload naming the game (if any).
+fn insert_player_events(tx: &Transaction, game_id: Option<i64>, events: &[PlayerEvent], now: i64) -> ChangeResult<()> {
     let mut next = tx.prepare_cached(sql::NEXT_PLAYER_EVENT).map_err(store_error)?;
     let mut insert = tx.prepare_cached(sql::INSERT_PLAYER_EVENT).map_err(store_error)?;
     for event in events {
@@ -417,7 +471,7 @@ fn insert_player_events(tx: &Transaction, game_id: i64, events: &[PlayerEvent], 
                 event.player_id,
                 seq,
                 event.kind,
-                json(&event.payload_in(game_id)),
+                json(&event.stored_payload(game_id)),
                 now
             ])
             .map_err(store_error)?;

@@ -1,0 +1,169 @@
+//! [`TournamentStore`] for every [`Backend`]: the reads, and joining and
+//! leaving, each a small transaction that moves the tournament's `rev`
+//! first (so a concurrent start or step sees it moved). Steps go through
+//! the group-commit writer.
+
+use async_trait::async_trait;
+use serde_json::Value;
+use sqlx::{Database, Executor, IntoArguments};
+
+use crate::store::backend::{Affected, Backend, Decoded, Param};
+use crate::store::{
+    EntrantChange, EntrantRow, Entry, NewTournament, PairingRow, StoreError, StoreResult, TournamentFilter,
+    TournamentRecord, TournamentRow, TournamentStep, TournamentStore,
+};
+
+const TOURNAMENT: &str = "SELECT t.id, t.name, t.game, t.variant, t.format, t.rounds, t.double_rr, t.group_size, \
+     t.time_control, t.rated, t.public, t.min_players, t.max_players, t.starts_at, t.organiser_id, \
+     o.name AS organiser, t.status, t.round, t.rev, t.created_at, t.updated_at, \
+     (SELECT COUNT(*) FROM tournament_players e WHERE e.tournament_id = t.id) AS players \
+     FROM tournaments t JOIN players o ON o.id = t.organiser_id";
+
+#[async_trait]
+impl<B> TournamentStore for B
+where
+    B: Backend,
+    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
+    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
+    for<'q> i64: Param<'q, B::DB>,
+    for<'q> Option<i64>: Param<'q, B::DB>,
+    for<'q> bool: Param<'q, B::DB>,
+    for<'q> &'q str: Param<'q, B::DB>,
+    for<'q> Option<&'q str>: Param<'q, B::DB>,
+    Option<Value>: for<'q> Param<'q, B::DB>,
+    TournamentRow: Decoded<B::DB>,
+    EntrantRow: Decoded<B::DB>,
+    PairingRow: Decoded<B::DB>,
+    (i64,): Decoded<B::DB>,
+{
+    async fn create_tournament(&self, t: NewTournament) -> StoreResult<i64> {
+        let _turn = self.write_turn().await;
+        sqlx::query_scalar(
+            "INSERT INTO tournaments (name, game, variant, format, rounds, double_rr, group_size, time_control, \
+             rated, public, min_players, max_players, starts_at, organiser_id, status, round, rev, created_at, \
+             updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'open', 0, 0, \
+             $15, $15) RETURNING id",
+        )
+        .bind(t.name.as_str())
+        .bind(t.game.as_str())
+        .bind(t.variant.as_str())
+        .bind(t.format.as_str())
+        .bind(t.rounds)
+        .bind(t.double_rr)
+        .bind(t.group_size)
+        .bind(t.time_control)
+        .bind(t.rated)
+        .bind(t.public)
+        .bind(t.min_players)
+        .bind(t.max_players)
+        .bind(t.starts_at)
+        .bind(t.organiser_id)
+        .bind(t.now)
+        .fetch_one(self.pool())
+        .await
+        .map_err(StoreError::from_write)
+    }
+
+    async fn tournament(&self, id: i64) -> StoreResult<Option<TournamentRecord>> {
+        let query = format!("{TOURNAMENT} WHERE t.id = $1");
+        let row: Option<TournamentRow> = sqlx::query_as(&query).bind(id).fetch_optional(self.pool()).await?;
+        let Some(row) = row else { return Ok(None) };
+        let entrants = sqlx::query_as(
+            "SELECT e.player_id, p.name, e.seed, e.joined_at, e.left_at, e.grp FROM tournament_players e \
+             JOIN players p ON p.id = e.player_id WHERE e.tournament_id = $1 ORDER BY e.seed",
+        )
+        .bind(id)
+        .fetch_all(self.pool())
+        .await?;
+        let pairings = sqlx::query_as(
+            "SELECT r.round, r.grp, r.game_id, r.first_id, r.second_id, g.status, g.outcome \
+             FROM tournament_pairings r LEFT JOIN games g ON g.id = r.game_id \
+             WHERE r.tournament_id = $1 ORDER BY r.round, r.grp, r.id",
+        )
+        .bind(id)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(Some(TournamentRecord {
+            row,
+            entrants,
+            pairings,
+        }))
+    }
+
+    async fn list_tournaments(&self, filter: &TournamentFilter) -> StoreResult<Vec<TournamentRow>> {
+        let query = format!(
+            "{TOURNAMENT} WHERE (t.public OR t.organiser_id = $1 OR EXISTS (SELECT 1 FROM tournament_players e \
+             WHERE e.tournament_id = t.id AND e.player_id = $1)) \
+             AND ($2 IS NULL OR t.status = $2) AND ($3 IS NULL OR t.game = $3) ORDER BY t.id DESC LIMIT $4"
+        );
+        Ok(sqlx::query_as(&query)
+            .bind(filter.viewer)
+            .bind(filter.status.map(|s| s.as_str()))
+            .bind(filter.game.as_deref())
+            .bind(filter.limit)
+            .fetch_all(self.pool())
+            .await?)
+    }
+
+    async fn change_entrant(&self, change: EntrantChange) -> StoreResult<bool> {
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool().begin().await?;
+        // The guard first: it locks the tournament's row.
+        let moved = sqlx::query("UPDATE tournaments SET rev = rev + 1, updated_at = $1 WHERE id = $2 AND rev = $3")
+            .bind(change.now)
+            .bind(change.tournament_id)
+            .bind(change.expected_rev)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if moved != 1 {
+            return Ok(false);
+        }
+        let statement = match change.change {
+            Entry::Join { seed } => sqlx::query(
+                "INSERT INTO tournament_players (tournament_id, player_id, seed, joined_at) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(change.tournament_id)
+            .bind(change.player_id)
+            .bind(seed)
+            .bind(change.now),
+            Entry::Remove => sqlx::query("DELETE FROM tournament_players WHERE tournament_id = $1 AND player_id = $2")
+                .bind(change.tournament_id)
+                .bind(change.player_id),
+            Entry::Withdraw => sqlx::query(
+                "UPDATE tournament_players SET left_at = $3 WHERE tournament_id = $1 AND player_id = $2 \
+                 AND left_at IS NULL",
+            )
+            .bind(change.tournament_id)
+            .bind(change.player_id)
+            .bind(change.now),
+        };
+        statement.execute(&mut *tx).await.map_err(StoreError::from_write)?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn tournament_of_game(&self, game_id: i64) -> StoreResult<Option<i64>> {
+        Ok(
+            sqlx::query_scalar("SELECT tournament_id FROM tournament_pairings WHERE game_id = $1")
+                .bind(game_id)
+                .fetch_optional(self.pool())
+                .await?,
+        )
+    }
+
+    async fn due_tournaments(&self, now: i64, limit: i64) -> StoreResult<Vec<i64>> {
+        Ok(sqlx::query_scalar(
+            "SELECT id FROM tournaments WHERE status = 'open' AND starts_at IS NOT NULL AND starts_at <= $1 \
+             ORDER BY starts_at LIMIT $2",
+        )
+        .bind(now)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    async fn step_tournament(&self, step: TournamentStep) -> StoreResult<()> {
+        self.commits().tournament(step).await
+    }
+}
