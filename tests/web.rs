@@ -205,11 +205,15 @@ async fn two_players_play_in_headless_chromium() {
     spectator.goto(&format!("{base}/game/{gravity}")).await;
     // Bob has the second seat: his board is turned (a1 at the top, h8 at
     // the bottom), alice's is not; the flip button turns it back.
-    let a1_above_h8 = "(() => { const y = (c) => Number(document.querySelector(`#board-box [data-cell='${c}']`).dataset.y); \
+    let a1_above_h8 =
+        "(() => { const y = (c) => Number(document.querySelector(`#board-box [data-cell='${c}']`).dataset.y); \
                        return y('a1') < y('h8'); })()";
     bob.wait(a1_above_h8, "bob's board turned").await;
     alice
-        .wait("document.querySelector(\"#board-box [data-cell='h8']\")", "alice's board")
+        .wait(
+            "document.querySelector(\"#board-box [data-cell='h8']\")",
+            "alice's board",
+        )
         .await;
     assert_eq!(alice.eval(a1_above_h8).await, false, "alice's board is not turned");
     bob.click("#flip").await;
@@ -235,14 +239,22 @@ async fn two_players_play_in_headless_chromium() {
     alice
         .wait(&cell_has("a1", "yellow, pending move"), "the landing square previewed")
         .await;
-    assert_eq!(alice.eval("document.querySelectorAll('#moves [data-ply]').length").await, 0);
+    assert_eq!(
+        alice
+            .eval("document.querySelectorAll('#moves [data-ply]').length")
+            .await,
+        0
+    );
     let (_, unsent) = server.get(&format!("/games/{gravity}"), None).await;
     assert_eq!(unsent["ply"], 0, "a pending move is not sent");
     alice.screenshot(&shots.join("game-gravity-pending.png")).await;
     alice.click("#cancel-move").await;
     alice
         .wait(
-            &format!("!document.querySelector('#submit-move') && {}", cell_has("a1", "a1: empty")),
+            &format!(
+                "!document.querySelector('#submit-move') && {}",
+                cell_has("a1", "a1: empty")
+            ),
             "the position restored",
         )
         .await;
@@ -699,7 +711,11 @@ async fn conditional_moves_are_recorded_on_an_analysis_board() {
             "the reply, played for bob",
         )
         .await;
-    assert!(alice.text("#moves").await.contains("bob: h8"));
+    // The reply is bob's move 2, h8, in the first round.
+    let reply = alice
+        .eval("document.querySelector(\"#moves [data-ply='2']\").title")
+        .await;
+    assert_eq!(reply.as_str(), Some("2. bob: h8"), "{reply}");
     bob.wait(
         "document.querySelector('#conditional-lines').textContent.includes('if c3 then g7') \
          && !document.querySelector('#conditional-lines').textContent.includes('a8')",
@@ -734,9 +750,20 @@ async fn play_legal(server: &TestServer, id: i64, tokens: &[&str], count: usize)
         let (_, state) = server.get(&format!("/games/{id}"), None).await;
         let seat = state["to_move"].as_u64().expect("a seat to move") as usize;
         let (_, mine) = server.get(&format!("/games/{id}"), Some(tokens[seat])).await;
-        let legal: Vec<&str> = mine["legal"].as_array().expect("legal moves").iter().filter_map(|m| m.as_str()).collect();
-        let chosen = legal.iter().find(|m| m.contains('-')).or(legal.first()).expect("a legal move");
-        let (status, body) = server.play(id, tokens[seat], chosen, mine["ply"].as_i64().unwrap_or(0)).await;
+        let legal: Vec<&str> = mine["legal"]
+            .as_array()
+            .expect("legal moves")
+            .iter()
+            .filter_map(|m| m.as_str())
+            .collect();
+        let chosen = legal
+            .iter()
+            .find(|m| m.contains('-'))
+            .or(legal.first())
+            .expect("a legal move");
+        let (status, body) = server
+            .play(id, tokens[seat], chosen, mine["ply"].as_i64().unwrap_or(0))
+            .await;
         assert_eq!(status, StatusCode::CREATED, "{chosen}: {body}");
     }
 }
@@ -789,9 +816,13 @@ async fn every_board_is_drawn_for_its_players_in_headless_chromium() {
 
     // ---- An invitation appears in bob's open lobby, with a notice.
     bob.goto(&format!("{base}/lobby")).await;
-    bob.wait("document.querySelector('#invitations h2')", "bob's lobby").await;
+    bob.wait("document.querySelector('#invitations h2')", "bob's lobby")
+        .await;
     let (status, created) = server
-        .create(&alice_token, serde_json::json!({ "game": "pente", "variant": "standard", "opponents": ["bob"] }))
+        .create(
+            &alice_token,
+            serde_json::json!({ "game": "pente", "variant": "standard", "opponents": ["bob"] }),
+        )
         .await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     let pente = created["id"].as_i64().expect("an id");
@@ -835,21 +866,37 @@ async fn every_board_is_drawn_for_its_players_in_headless_chromium() {
             "alice's result summary",
         )
         .await;
-    bob.wait("document.querySelector('#result').textContent.includes('You lost')", "bob's result")
-        .await;
-    assert!(alice.eval("!!document.querySelector('#result #rematch') && !!document.querySelector('#result-record')").await == true);
+    bob.wait(
+        "document.querySelector('#result').textContent.includes('You lost')",
+        "bob's result",
+    )
+    .await;
+    assert!(
+        alice
+            .eval("!!document.querySelector('#result #rematch') && !!document.querySelector('#result-record')")
+            .await
+            == true
+    );
     assert!(alice.eval(&cell_has("k14", "white")).await == true);
     alice.screenshot(&shots.join("game-pente-won.png")).await;
     assert_distinct_seat_colours(&alice, "pente").await;
     // Moves in numbered rounds: five rounds, the last with white's move only.
-    assert_eq!(alice.eval("document.querySelectorAll('#moves li[data-round]').length").await, 5);
+    assert_eq!(
+        alice
+            .eval("document.querySelectorAll('#moves li[data-round]').length")
+            .await,
+        5
+    );
 
     // ---- The analysis board: from move 2, play j10 locally, step back; the
     // game itself is untouched.
     alice.goto(&format!("{base}/game/{pente}?ply=2")).await;
     alice.click("#analysis summary").await;
     alice
-        .wait("document.querySelector(\"#analysis-board [data-cell='j10']\")", "the analysis board")
+        .wait(
+            "document.querySelector(\"#analysis-board [data-cell='j10']\")",
+            "the analysis board",
+        )
         .await;
     alice.click("#analysis-board [data-cell='j10']").await;
     alice
@@ -859,7 +906,10 @@ async fn every_board_is_drawn_for_its_players_in_headless_chromium() {
             "j10 played on the analysis board",
         )
         .await;
-    assert!(alice.eval(&cell_has("j10", "empty")).await == true, "the game's board is unchanged");
+    assert!(
+        alice.eval(&cell_has("j10", "empty")).await == true,
+        "the game's board is unchanged"
+    );
     let (_, after) = server.get(&format!("/games/{pente}"), None).await;
     assert_eq!(after["ply"], 9, "nothing stored");
     alice.click("#analysis-reset").await;
@@ -894,13 +944,23 @@ async fn every_board_is_drawn_for_its_players_in_headless_chromium() {
 
     // ---- The rules page names every variant.
     watcher.goto(&format!("{base}/rules/focus")).await;
-    watcher.wait("document.querySelector('#variants dt')", "the variants").await;
+    watcher
+        .wait("document.querySelector('#variants dt')", "the variants")
+        .await;
     let rules = watcher.text(".rules").await;
-    for name in ["Two players, opening swaps", "Two players, no swaps", "Four players", "Four players in teams"] {
+    for name in [
+        "Two players, opening swaps",
+        "Two players, no swaps",
+        "Four players",
+        "Four players in teams",
+    ] {
         assert!(rules.contains(name), "{name} in {rules}");
     }
     assert!(!rules.contains("[object"), "{rules}");
-    assert_eq!(watcher.eval("document.querySelectorAll('#variants dt').length").await, 4);
+    assert_eq!(
+        watcher.eval("document.querySelectorAll('#variants dt').length").await,
+        4
+    );
 
     // ---- Every board kind, watched: desktop and phone.
     let carol = server.register("carol").await;
@@ -951,10 +1011,17 @@ async fn every_board_is_drawn_for_its_players_in_headless_chromium() {
             let name = cell["name"].as_str().expect("a name");
             let colours: Vec<&str> = stack
                 .iter()
-                .map(|s| state["seats"][s.as_u64().expect("a seat") as usize]["colour"].as_str().expect("a colour"))
+                .map(|s| {
+                    state["seats"][s.as_u64().expect("a seat") as usize]["colour"]
+                        .as_str()
+                        .expect("a colour")
+                })
                 .collect();
             let label = format!("stack of {}, bottom to top {}", stack.len(), colours.join(", "));
-            assert!(watcher.eval(&cell_has(name, &label)).await == true, "{what} {name}: {label}");
+            assert!(
+                watcher.eval(&cell_has(name, &label)).await == true,
+                "{what} {name}: {label}"
+            );
             let drawn = watcher
                 .eval(&format!(
                     "[...document.querySelectorAll(\"#board-box [data-cell='{name}'] .band\")].map((b) => Number(b.dataset.seat))"
@@ -974,12 +1041,17 @@ async fn every_board_is_drawn_for_its_players_in_headless_chromium() {
         // One column, the board first.
         let board_first = "document.querySelector('#board-box').getBoundingClientRect().top < \
                            document.querySelector('#seats').getBoundingClientRect().top";
-        assert!(watcher.eval(board_first).await == true, "{what}: the board first on a phone");
+        assert!(
+            watcher.eval(board_first).await == true,
+            "{what}: the board first on a phone"
+        );
         watcher.screenshot(&shots.join(format!("{file}-phone.png"))).await;
     }
     watcher.set_viewport(1280, 900, false).await;
     watcher.goto(&format!("{base}/game/{pente}")).await;
-    watcher.wait("document.querySelector('#board-box svg.points')", "pente").await;
+    watcher
+        .wait("document.querySelector('#board-box svg.points')", "pente")
+        .await;
     watcher.screenshot(&shots.join("board-pente-standard.png")).await;
     watcher.set_viewport(390, 844, true).await;
     watcher.screenshot(&shots.join("board-pente-standard-phone.png")).await;

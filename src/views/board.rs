@@ -361,7 +361,10 @@ mod tests {
     /// A 3×3 corner of squares with a stack of three on b2.
     fn squares(stack: &[Option<u8>]) -> View {
         let mut cells = Vec::new();
-        for (i, name) in ["a3", "b3", "c3", "a2", "b2", "c2", "a1", "b1", "c1"].iter().enumerate() {
+        for (i, name) in ["a3", "b3", "c3", "a2", "b2", "c2", "a1", "b1", "c1"]
+            .iter()
+            .enumerate()
+        {
             let stack = if *name == "b2" { stack } else { &[] };
             cells.push(cell(name, (i % 3) as f32 + 0.5, (i / 3) as f32 + 0.5, stack));
         }

@@ -97,12 +97,15 @@ export function edgeCoordinates(svg, layout) {
     files.set(Math.round(c.px), file);
     ranks.set(Math.round(c.py), rank);
   }
-  const g = el("g", { class: "coords", "aria-hidden": "true" }, svg);
+  // A large board is shown smaller: its coordinates are written larger
+  // so they read the same on the screen.
+  const size = 14 * Math.max(1, files.size / 11);
+  const g = el("g", { class: "coords", "aria-hidden": "true", "font-size": size.toFixed(1) }, svg);
   for (const [x, file] of files) {
-    el("text", { x, y: bottom + UNIT * 0.5 + 17, class: "coord file" }, g).textContent = file;
+    el("text", { x, y: bottom + UNIT * 0.5 + size * 1.2, class: "coord file" }, g).textContent = file;
   }
   for (const [y, rank] of ranks) {
-    el("text", { x: left - UNIT * 0.5 - 7, y: y + 5, class: "coord rank" }, g).textContent = rank;
+    el("text", { x: left - UNIT * 0.5 - 6, y: y + size * 0.35, class: "coord rank" }, g).textContent = rank;
   }
 }
 

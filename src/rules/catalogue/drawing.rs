@@ -42,42 +42,27 @@ const GREEN: &str = "#2f8a45";
 const BLUE: &str = "#2f5fbf";
 const YELLOW: &str = "#f0bf1f";
 
-pub static GRAVITY: Drawing = Drawing {
-    kind: BoardKind::Squares,
-    pieces: &[YELLOW, RED],
-    stacks: false,
-    stars: &[],
-};
+/// A board of squares with these pieces.
+const fn squares(pieces: &'static [&'static str], stacks: bool) -> Drawing {
+    Drawing {
+        kind: BoardKind::Squares,
+        pieces,
+        stacks,
+        stars: &[],
+    }
+}
+
+pub static GRAVITY: Drawing = squares(&[YELLOW, RED], false);
 
 /// Torri's `x` is drawn dark red, `o` ivory: two sides no one confuses.
-pub static TORRI: Drawing = Drawing {
-    kind: BoardKind::Squares,
-    pieces: &["#8e1b1b", WHITE],
-    stacks: true,
-    stars: &[],
-};
+pub static TORRI: Drawing = squares(&["#8e1b1b", WHITE], true);
 
-pub static FOCUS_TWO: Drawing = Drawing {
-    kind: BoardKind::Squares,
-    pieces: &[RED, GREEN],
-    stacks: true,
-    stars: &[],
-};
+pub static FOCUS_TWO: Drawing = squares(&[RED, GREEN], true);
 
-pub static FOCUS_FOUR: Drawing = Drawing {
-    kind: BoardKind::Squares,
-    pieces: &[RED, BLUE, GREEN, YELLOW],
-    stacks: true,
-    stars: &[],
-};
+pub static FOCUS_FOUR: Drawing = squares(&[RED, BLUE, GREEN, YELLOW], true);
 
 /// White and black pieces on squares: Vicini, Cacciatori on squares.
-pub static WHITE_BLACK_SQUARES: Drawing = Drawing {
-    kind: BoardKind::Squares,
-    pieces: &[WHITE, BLACK],
-    stacks: false,
-    stars: &[],
-};
+pub static WHITE_BLACK_SQUARES: Drawing = squares(&[WHITE, BLACK], false);
 
 /// Pente's 19×19 points with Go's nine star points.
 pub static PENTE: Drawing = Drawing {

@@ -30,7 +30,10 @@ struct Frame {
 
 impl Frame {
     fn centre(&self, cell: &CellView) -> (f32, f32) {
-        (MARGIN + (cell.x - self.left) * UNIT, MARGIN + (cell.y - self.top) * UNIT)
+        (
+            MARGIN + (cell.x - self.left) * UNIT,
+            MARGIN + (cell.y - self.top) * UNIT,
+        )
     }
 }
 
@@ -44,7 +47,13 @@ pub fn svg(view: &View, previous: Option<&View>, caption: &Caption, drawing: &Dr
         cells
             .iter()
             .map(f)
-            .fold(if min { f32::INFINITY } else { f32::NEG_INFINITY }, |a, b| if min { a.min(b) } else { a.max(b) })
+            .fold(if min { f32::INFINITY } else { f32::NEG_INFINITY }, |a, b| {
+                if min {
+                    a.min(b)
+                } else {
+                    a.max(b)
+                }
+            })
     };
     let frame = Frame {
         left: fold(|c| c.x, true) - 0.5,
@@ -52,14 +61,17 @@ pub fn svg(view: &View, previous: Option<&View>, caption: &Caption, drawing: &Dr
     };
     let board_width = (fold(|c| c.x, false) + 0.5 - frame.left) * UNIT + 2.0 * MARGIN;
     let board_height = (fold(|c| c.y, false) + 0.5 - frame.top) * UNIT + 2.0 * MARGIN;
-    let mut lines = vec![caption.title.to_owned(), format!("{}, move {}", caption.status, caption.ply)];
+    let mut lines = vec![
+        caption.title.to_owned(),
+        format!("{}, move {}", caption.status, caption.ply),
+    ];
     if let Some(last) = &caption.last_move {
         lines.push(format!("last move: {last}"));
     }
     lines.extend(seat_lines(view, caption));
     let longest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f32;
     let width = board_width.max(longest * CHAR + 2.0 * MARGIN);
-    let height = board_height + lines.len() as f32 * LINE + 8.0;
+    let height = board_height + 10.0 + lines.len() as f32 * LINE + 8.0;
     let mut out = String::new();
     let _ = write!(
         out,
@@ -71,9 +83,14 @@ pub fn svg(view: &View, previous: Option<&View>, caption: &Caption, drawing: &Dr
         BoardKind::Points => points(&mut out, view, &frame, &marked, drawing),
         BoardKind::Hexes => hexes(&mut out, view, &frame, &marked, drawing),
     }
-    let mut y = board_height;
+    // Below the file letters.
+    let mut y = board_height + 10.0;
     for text in &lines {
-        let _ = write!(out, r#"<text x="{MARGIN:.1}" y="{y:.1}" font-size="13">{}</text>"#, escape(text));
+        let _ = write!(
+            out,
+            r#"<text x="{MARGIN:.1}" y="{y:.1}" font-size="13">{}</text>"#,
+            escape(text)
+        );
         y += LINE;
     }
     out.push_str("</svg>\n");
@@ -119,7 +136,9 @@ fn edge_coordinates(out: &mut String, view: &View, frame: &Frame) {
 }
 
 fn fill(drawing: &Drawing, piece: Option<u8>) -> &'static str {
-    piece.and_then(|seat| drawing.pieces.get(usize::from(seat)).copied()).unwrap_or(NEUTRAL)
+    piece
+        .and_then(|seat| drawing.pieces.get(usize::from(seat)).copied())
+        .unwrap_or(NEUTRAL)
 }
 
 /// A chequered board of squares; pieces as discs, or side-on stacks.
@@ -175,21 +194,35 @@ fn points(out: &mut String, view: &View, frame: &Frame, marked: &[String], drawi
         y1 - y0 + UNIT
     );
     for &x in &xs {
-        let _ = write!(out, r##"<line x1="{x:.1}" y1="{y0:.1}" x2="{x:.1}" y2="{y1:.1}" stroke="#3b2a14"/>"##);
+        let _ = write!(
+            out,
+            r##"<line x1="{x:.1}" y1="{y0:.1}" x2="{x:.1}" y2="{y1:.1}" stroke="#3b2a14"/>"##
+        );
     }
     for &y in &ys {
-        let _ = write!(out, r##"<line x1="{x0:.1}" y1="{y:.1}" x2="{x1:.1}" y2="{y:.1}" stroke="#3b2a14"/>"##);
+        let _ = write!(
+            out,
+            r##"<line x1="{x0:.1}" y1="{y:.1}" x2="{x1:.1}" y2="{y:.1}" stroke="#3b2a14"/>"##
+        );
     }
     for cell in cells.iter().filter(|c| drawing.stars.contains(&c.name.as_str())) {
         let (cx, cy) = frame.centre(cell);
-        let _ = write!(out, r##"<circle cx="{cx:.1}" cy="{cy:.1}" r="{:.1}" fill="#3b2a14"/>"##, UNIT * 0.09);
+        let _ = write!(
+            out,
+            r##"<circle cx="{cx:.1}" cy="{cy:.1}" r="{:.1}" fill="#3b2a14"/>"##,
+            UNIT * 0.09
+        );
     }
     for cell in cells {
         let Some(&top) = cell.stack.last() else { continue };
         let (cx, cy) = frame.centre(cell);
         disc(out, (cx, cy), UNIT * 0.46, fill(drawing, top), top.is_none());
         if marked.contains(&cell.name) {
-            let _ = write!(out, r##"<circle cx="{cx:.1}" cy="{cy:.1}" r="{:.1}" fill="#e0452b"/>"##, UNIT * 0.12);
+            let _ = write!(
+                out,
+                r##"<circle cx="{cx:.1}" cy="{cy:.1}" r="{:.1}" fill="#e0452b"/>"##,
+                UNIT * 0.12
+            );
         }
     }
     edge_coordinates(out, view, frame);
@@ -215,7 +248,13 @@ fn hexes(out: &mut String, view: &View, frame: &Frame, marked: &[String], drawin
             marks.push_str(&polygon(r##"fill="none" stroke="#e0452b" stroke-width="3""##));
         }
         if let Some(&top) = cell.stack.last() {
-            disc(out, (cx, cy - UNIT * 0.07), UNIT * 0.29, fill(drawing, top), top.is_none());
+            disc(
+                out,
+                (cx, cy - UNIT * 0.09),
+                UNIT * 0.26,
+                fill(drawing, top),
+                top.is_none(),
+            );
         }
         let _ = write!(
             out,
@@ -296,19 +335,33 @@ const MOST_BANDS: usize = 6;
 pub fn bands(stack: &[Option<u8>]) -> Vec<Band> {
     let piece = |p: &Option<u8>| p.map_or(BandPiece::Neutral, BandPiece::Seat);
     if stack.len() <= MOST_BANDS {
-        return stack.iter().map(|p| Band { piece: piece(p), count: 1 }).collect();
+        return stack
+            .iter()
+            .map(|p| Band {
+                piece: piece(p),
+                count: 1,
+            })
+            .collect();
     }
     let mut runs: Vec<Band> = Vec::new();
     for p in stack {
         match runs.last_mut() {
             Some(run) if run.piece == piece(p) => run.count += 1,
-            _ => runs.push(Band { piece: piece(p), count: 1 }),
+            _ => runs.push(Band {
+                piece: piece(p),
+                count: 1,
+            }),
         }
     }
     if runs.len() > MOST_BANDS {
         let keep = runs.split_off(runs.len() - (MOST_BANDS - 1));
         let hidden = runs.iter().map(|r| r.count).sum();
-        runs = std::iter::once(Band { piece: BandPiece::Hidden, count: hidden }).chain(keep).collect();
+        runs = std::iter::once(Band {
+            piece: BandPiece::Hidden,
+            count: hidden,
+        })
+        .chain(keep)
+        .collect();
     }
     runs
 }
@@ -326,16 +379,34 @@ mod tests {
         assert_eq!(
             runs,
             [
-                Band { piece: BandPiece::Seat(0), count: 3 },
-                Band { piece: BandPiece::Seat(1), count: 2 },
-                Band { piece: BandPiece::Neutral, count: 1 },
-                Band { piece: BandPiece::Seat(0), count: 1 },
+                Band {
+                    piece: BandPiece::Seat(0),
+                    count: 3
+                },
+                Band {
+                    piece: BandPiece::Seat(1),
+                    count: 2
+                },
+                Band {
+                    piece: BandPiece::Neutral,
+                    count: 1
+                },
+                Band {
+                    piece: BandPiece::Seat(0),
+                    count: 1
+                },
             ]
         );
         let varied: Vec<Option<u8>> = (0..9).map(|i| s(i % 2)).collect();
         let shown = bands(&varied);
         assert_eq!(shown.len(), MOST_BANDS);
-        assert_eq!(shown[0], Band { piece: BandPiece::Hidden, count: 4 });
+        assert_eq!(
+            shown[0],
+            Band {
+                piece: BandPiece::Hidden,
+                count: 4
+            }
+        );
         assert_eq!(shown.iter().map(|b| b.count).sum::<usize>(), 9);
     }
 }
