@@ -55,6 +55,7 @@ impl Config {
             day_ms: self.data.clock_day_ms,
             webhook_allow_private: self.notify.webhook_allow_private,
             mail_domain: None,
+            email_enabled: false,
         }
     }
 

@@ -97,6 +97,7 @@ pub async fn run_with_mail(
     );
     let mut notifier = notify::Notifier::new(store.clone(), games.clone(), config.notify.clone(), hub.clone())?;
     let mut players_config = config.players();
+    players_config.email_enabled = notifier.email_enabled();
     let addresses = match &mail {
         Some(_) => {
             let domain = config.mail.domain(&config.notify.base_url);

@@ -150,7 +150,7 @@ async fn play(mover: &Page<'_>, watcher: &Page<'_>, cells: &[&str], ply: usize) 
         .wait(
             &format!(
                 "document.querySelector('#status').textContent.includes('Your move') \
-                 && document.querySelectorAll('#moves li').length === {}",
+                 && document.querySelectorAll('#moves [data-ply]').length === {}",
                 ply - 1
             ),
             "my turn",
@@ -159,7 +159,9 @@ async fn play(mover: &Page<'_>, watcher: &Page<'_>, cells: &[&str], ply: usize) 
     for cell in cells {
         mover.click(&format!("#board-box [data-cell='{cell}']")).await;
     }
-    let moved = format!("document.querySelectorAll('#moves li').length === {}", ply);
+    // Nothing is sent until Submit.
+    mover.click("#submit-move").await;
+    let moved = format!("document.querySelectorAll('#moves [data-ply]').length === {}", ply);
     mover.wait(&moved, "the move in my move list").await;
     watcher.wait(&moved, "the opponent's move on the other page").await;
 }
@@ -204,6 +206,23 @@ async fn two_players_play_in_headless_chromium() {
     accept(&bob, &base, gravity).await;
     alice.goto(&format!("{base}/game/{gravity}")).await;
     spectator.goto(&format!("{base}/game/{gravity}")).await;
+    // Bob has the second seat: his board is turned (a1 at the top, h8 at
+    // the bottom), alice's is not; the flip button turns it back.
+    let a1_above_h8 =
+        "(() => { const y = (c) => Number(document.querySelector(`#board-box [data-cell='${c}']`).dataset.y); \
+                       return y('a1') < y('h8'); })()";
+    bob.wait(a1_above_h8, "bob's board turned").await;
+    alice
+        .wait(
+            "document.querySelector(\"#board-box [data-cell='h8']\")",
+            "alice's board",
+        )
+        .await;
+    assert_eq!(alice.eval(a1_above_h8).await, false, "alice's board is not turned");
+    bob.click("#flip").await;
+    bob.wait(&format!("!{a1_above_h8}"), "bob's board turned back").await;
+    bob.click("#flip").await;
+    bob.wait(a1_above_h8, "bob's board turned again").await;
 
     // A cell no move starts at is refused with a message, nothing is sent.
     alice
@@ -217,13 +236,38 @@ async fn two_players_play_in_headless_chromium() {
         .await;
     assert!(bob.text("#game-message").await.contains("not your turn"));
 
+    // A click only proposes the move: the board shows where the piece
+    // would land (a1, pending) and nothing is sent; Cancel restores it.
+    alice.click("#board-box [data-cell='d4']").await;
+    alice
+        .wait(&cell_has("a1", "yellow, pending move"), "the landing square previewed")
+        .await;
+    assert_eq!(
+        alice
+            .eval("document.querySelectorAll('#moves [data-ply]').length")
+            .await,
+        0
+    );
+    let (_, unsent) = server.get(&format!("/games/{gravity}"), None).await;
+    assert_eq!(unsent["ply"], 0, "a pending move is not sent");
+    alice.screenshot(&shots.join("game-gravity-pending.png")).await;
+    alice.click("#cancel-move").await;
+    alice
+        .wait(
+            &format!(
+                "!document.querySelector('#submit-move') && {}",
+                cell_has("a1", "a1: empty")
+            ),
+            "the position restored",
+        )
+        .await;
     play(&alice, &bob, &["d4"], 1).await;
     // The piece fell to a1; the last move is marked; keyboard and text work.
     bob.wait(&cell_has("a1", "yellow, last move"), "the piece on a1, marked")
         .await;
     spectator
         .wait(
-            "document.querySelectorAll('#moves li').length === 1",
+            "document.querySelectorAll('#moves [data-ply]').length === 1",
             "the spectator sees the move",
         )
         .await;
@@ -248,14 +292,15 @@ async fn two_players_play_in_headless_chromium() {
         serde_json::json!({ "type": "keyDown", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13 }),
     )
     .await;
+    bob.click("#submit-move").await;
     bob.wait(
-        "document.querySelectorAll('#moves li').length === 2",
+        "document.querySelectorAll('#moves [data-ply]').length === 2",
         "bob's keyboard move",
     )
     .await;
     alice
         .wait(
-            "document.querySelectorAll('#moves li').length === 2",
+            "document.querySelectorAll('#moves [data-ply]').length === 2",
             "bob's move at alice's",
         )
         .await;
@@ -297,9 +342,10 @@ async fn two_players_play_in_headless_chromium() {
         .await;
     assert!(alice.eval(&cell_has("c5", "possible")).await.as_bool().unwrap_or(false));
     alice.click("#board-box [data-cell='c6']").await;
+    alice.click("#submit-move").await;
     alice
         .wait(
-            "document.querySelectorAll('#moves li').length === 5",
+            "document.querySelectorAll('#moves [data-ply]').length === 5",
             "the two-piece move",
         )
         .await;
@@ -338,9 +384,10 @@ async fn two_players_play_in_headless_chromium() {
     .await;
     bob.click("#board-box [data-cell='a1']").await;
     bob.click("#chooser [data-move='a1']").await;
+    bob.click("#submit-move").await;
     alice
         .wait(
-            "document.querySelectorAll('#moves li').length === 2",
+            "document.querySelectorAll('#moves [data-ply]').length === 2",
             "bob's stone at alice's",
         )
         .await;
@@ -353,6 +400,7 @@ async fn two_players_play_in_headless_chromium() {
         .await;
     alice.screenshot(&shots.join("game-pente-chooser.png")).await;
     alice.click("#chooser [data-move='Nc3']").await;
+    alice.click("#submit-move").await;
     bob.wait(&cell_has("c3", "neutral"), "the neutral stone at bob's").await;
 
     // ---- Settings: notification preferences only where the server keeps them.
@@ -658,14 +706,19 @@ async fn conditional_moves_are_recorded_on_an_analysis_board() {
     // Alice plays d4: bob's h8 comes back at once, and bob's page shows
     // the rest of his line.
     alice.click("#board-box [data-cell='d4']").await;
+    alice.click("#submit-move").await;
     alice
         .wait(
-            "document.querySelectorAll('#moves li').length === 2 \
+            "document.querySelectorAll('#moves [data-ply]').length === 2 \
              && document.querySelector('#status').textContent.includes('Your move')",
             "the reply, played for bob",
         )
         .await;
-    assert!(alice.text("#moves").await.contains("bob: h8"));
+    // The reply is bob's move 2, h8, in the first round.
+    let reply = alice
+        .eval("document.querySelector(\"#moves [data-ply='2']\").title")
+        .await;
+    assert_eq!(reply.as_str(), Some("2. bob: h8"), "{reply}");
     bob.wait(
         "document.querySelector('#conditional-lines').textContent.includes('if c3 then g7') \
          && !document.querySelector('#conditional-lines').textContent.includes('a8')",
@@ -690,6 +743,325 @@ async fn bob_token(page: &Page<'_>) -> String {
         .as_str()
         .expect("a token")
         .to_owned()
+}
+
+/// Plays `count` legal moves through the API, each time the first legal
+/// move that moves pieces (`-` in it: a Focus or Torri stack, a Vicini
+/// piece) or else the first legal move, by whoever is to move.
+async fn play_legal(server: &TestServer, id: i64, tokens: &[&str], count: usize) {
+    for _ in 0..count {
+        let (_, state) = server.get(&format!("/games/{id}"), None).await;
+        let seat = state["to_move"].as_u64().expect("a seat to move") as usize;
+        let (_, mine) = server.get(&format!("/games/{id}"), Some(tokens[seat])).await;
+        let legal: Vec<&str> = mine["legal"]
+            .as_array()
+            .expect("legal moves")
+            .iter()
+            .filter_map(|m| m.as_str())
+            .collect();
+        let chosen = legal
+            .iter()
+            .find(|m| m.contains('-'))
+            .or(legal.first())
+            .expect("a legal move");
+        let (status, body) = server
+            .play(id, tokens[seat], chosen, mine["ply"].as_i64().unwrap_or(0))
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{chosen}: {body}");
+    }
+}
+
+/// Per seat, the distinct fills of its pieces on the board and of its
+/// piece in the seats' list: `[[board fills…], seat fill]`.
+const SEAT_FILLS: &str = "(() => [...document.querySelectorAll('#seats .seat')].map((row) => { \
+    const seat = row.dataset.seat; \
+    const board = [...new Set([...document.querySelectorAll(`#board-box .piece[data-seat='${seat}']`)].map((p) => p.getAttribute('fill')))]; \
+    return [board, row.querySelector('.piece').getAttribute('fill')]; }))()";
+
+/// Every seat's pieces in one fill, the seat's own, and no two seats alike.
+async fn assert_distinct_seat_colours(page: &Page<'_>, what: &str) {
+    let fills = page.eval(SEAT_FILLS).await;
+    let seats = fills.as_array().expect("seat fills");
+    assert!(seats.len() >= 2, "{what}: {fills}");
+    let mut own = Vec::new();
+    for seat in seats {
+        let fill = seat[1].as_str().expect("a seat fill").to_owned();
+        let board = seat[0].as_array().expect("board fills");
+        assert!(board.len() <= 1, "{what}: one seat drawn in two fills: {fills}");
+        if let Some(on_board) = board.first() {
+            assert_eq!(on_board.as_str(), Some(fill.as_str()), "{what}: {fills}");
+        }
+        assert!(!own.contains(&fill), "{what}: two seats drawn {fill}: {fills}");
+        own.push(fill);
+    }
+}
+
+/// The boards players know, in real Chromium: a live lobby and the tab
+/// title's count, Pente played by clicking the intersections of a Go-like
+/// board to a result summary, the analysis board, the rules page, and every
+/// board kind drawn with each seat in its own colour and Focus stacks
+/// readable piece by piece (screenshots, desktop and phone, of each).
+#[tokio::test]
+async fn every_board_is_drawn_for_its_players_in_headless_chromium() {
+    let database = Database::new().await;
+    let server = TestServer::start(&database).await;
+    let base = server.base.clone();
+    let shots = screenshot_dir();
+    let browser = Browser::launch().await;
+    let alice = browser.page().await;
+    let bob = browser.page().await;
+    let watcher = browser.page().await;
+    sign_up(&alice, &base, "alice").await;
+    sign_up(&bob, &base, "bob").await;
+    let alice_token = alice.eval("localStorage.getItem('tavoliere.token')").await;
+    let alice_token = alice_token.as_str().expect("alice's token").to_owned();
+    let bob_token = bob_token(&bob).await;
+
+    // ---- An invitation appears in bob's open lobby, with a notice.
+    bob.goto(&format!("{base}/lobby")).await;
+    bob.wait("document.querySelector('#invitations h2')", "bob's lobby")
+        .await;
+    let (status, created) = server
+        .create(
+            &alice_token,
+            serde_json::json!({ "game": "pente", "variant": "standard", "opponents": ["bob"] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let pente = created["id"].as_i64().expect("an id");
+    bob.wait(
+        &format!("document.querySelector(\"#invitations [data-game='{pente}']\")"),
+        "the invitation without a reload",
+    )
+    .await;
+    bob.wait(
+        "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes('invites you'))",
+        "the invitation's notice",
+    )
+    .await;
+    bob.screenshot(&shots.join("lobby-live.png")).await;
+    accept(&bob, &base, pente).await;
+
+    // ---- Pente on the points of a Go board: 19 lines each way, nine star
+    // points, no squares; five in a row by clicking intersections.
+    alice.goto(&format!("{base}/game/{pente}")).await;
+    alice
+        .wait(
+            "document.querySelectorAll('#board-box svg.points .grid line').length === 38 \
+             && document.querySelectorAll('#board-box .grid .star').length === 9 \
+             && !document.querySelector('#board-box .ground')",
+            "an intersection board",
+        )
+        .await;
+    let white = ["k10", "k11", "k12", "k13", "k14"];
+    let black = ["a1", "a2", "a3", "a4"];
+    for ply in 1..=9 {
+        let (mover, watching, cell) = if ply % 2 == 1 {
+            (&alice, &bob, white[ply / 2])
+        } else {
+            (&bob, &alice, black[ply / 2 - 1])
+        };
+        play(mover, watching, &[cell], ply).await;
+    }
+    alice
+        .wait(
+            "!document.querySelector('#result').hidden && document.querySelector('#result').textContent.includes('You won')",
+            "alice's result summary",
+        )
+        .await;
+    bob.wait(
+        "document.querySelector('#result').textContent.includes('You lost')",
+        "bob's result",
+    )
+    .await;
+    assert!(
+        alice
+            .eval("!!document.querySelector('#result #rematch') && !!document.querySelector('#result-record')")
+            .await
+            == true
+    );
+    assert!(alice.eval(&cell_has("k14", "white")).await == true);
+    alice.screenshot(&shots.join("game-pente-won.png")).await;
+    assert_distinct_seat_colours(&alice, "pente").await;
+    // Moves in numbered rounds: five rounds, the last with white's move only.
+    assert_eq!(
+        alice
+            .eval("document.querySelectorAll('#moves li[data-round]').length")
+            .await,
+        5
+    );
+
+    // ---- The analysis board: from move 2, play j10 locally, step back; the
+    // game itself is untouched.
+    alice.goto(&format!("{base}/game/{pente}?ply=2")).await;
+    alice.click("#analysis summary").await;
+    alice
+        .wait(
+            "document.querySelector(\"#analysis-board [data-cell='j10']\")",
+            "the analysis board",
+        )
+        .await;
+    alice.click("#analysis-board [data-cell='j10']").await;
+    alice
+        .wait(
+            "document.querySelector('#analysis-line').textContent.includes('j10') && \
+             (document.querySelector(\"#analysis-board [data-cell='j10']\").getAttribute('aria-label') || '').includes('white')",
+            "j10 played on the analysis board",
+        )
+        .await;
+    assert!(
+        alice.eval(&cell_has("j10", "empty")).await == true,
+        "the game's board is unchanged"
+    );
+    let (_, after) = server.get(&format!("/games/{pente}"), None).await;
+    assert_eq!(after["ply"], 9, "nothing stored");
+    alice.click("#analysis-reset").await;
+    alice
+        .wait(
+            "document.querySelector('#analysis-line').textContent.includes('no moves yet') && \
+             (document.querySelector(\"#analysis-board [data-cell='j10']\").getAttribute('aria-label') || '').includes('empty')",
+            "the analysis reset",
+        )
+        .await;
+
+    // ---- The tab title and the badge count games waiting, live.
+    bob.goto(&format!("{base}/my")).await;
+    bob.wait("document.querySelector('#my-turn h2')", "bob's games").await;
+    assert!(!bob.eval("document.title").await.as_str().unwrap_or("").starts_with('('));
+    let gravity = server
+        .start_game("gravity", "standard", &[&alice_token, &bob_token], &["alice", "bob"])
+        .await;
+    let (status, body) = server.play(gravity, &alice_token, "d4", 0).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    bob.wait(
+        "document.title.startsWith('(1) ') && document.querySelector('#turn-badge').textContent === '1'",
+        "one game waiting in the title and the badge",
+    )
+    .await;
+    bob.wait(
+        &format!("document.querySelector(\"#my-turn [data-game='{gravity}']\")"),
+        "the game listed as waiting without a reload",
+    )
+    .await;
+    play_legal(&server, gravity, &[&alice_token, &bob_token], 1).await;
+
+    // ---- The rules page names every variant.
+    watcher.goto(&format!("{base}/rules/focus")).await;
+    watcher
+        .wait("document.querySelector('#variants dt')", "the variants")
+        .await;
+    let rules = watcher.text(".rules").await;
+    for name in [
+        "Two players, opening swaps",
+        "Two players, no swaps",
+        "Four players",
+        "Four players in teams",
+    ] {
+        assert!(rules.contains(name), "{name} in {rules}");
+    }
+    assert!(!rules.contains("[object"), "{rules}");
+    assert_eq!(
+        watcher.eval("document.querySelectorAll('#variants dt').length").await,
+        4
+    );
+
+    // ---- Every board kind, watched: desktop and phone.
+    let carol = server.register("carol").await;
+    let dave = server.register("dave").await;
+    let two = [alice_token.as_str(), bob_token.as_str()];
+    let four = [alice_token.as_str(), bob_token.as_str(), carol.as_str(), dave.as_str()];
+    let names = ["alice", "bob", "carol", "dave"];
+    let boards: [(&str, &str, &[&str], usize); 11] = [
+        ("gravity", "standard", &two, 0),
+        ("torri", "standard", &two, 4),
+        ("torri", "alt", &two, 0),
+        ("focus", "no-swap", &two, 6),
+        ("focus", "four", &four, 6),
+        ("lines-of-focus", "no-swap", &two, 6),
+        ("neighbours", "standard", &two, 2),
+        ("huntsmen", "standard", &two, 0),
+        ("huntsmen", "eight", &two, 0),
+        ("huntsmen", "hex", &two, 2),
+        ("annuvin", "standard", &two, 0),
+    ];
+    for (game, variant, tokens, moves) in boards {
+        let id = if game == "gravity" {
+            gravity
+        } else {
+            let id = server.start_game(game, variant, tokens, &names[..tokens.len()]).await;
+            play_legal(&server, id, tokens, moves).await;
+            id
+        };
+        let (_, state) = server.get(&format!("/games/{id}"), None).await;
+        let cells = state["view"]["board"]["cells"].as_array().expect("cells").len();
+        watcher.set_viewport(1280, 900, false).await;
+        watcher.goto(&format!("{base}/game/{id}")).await;
+        watcher
+            .wait(
+                &format!("document.querySelectorAll('#board-box [data-cell]').length === {cells}"),
+                "every cell drawn",
+            )
+            .await;
+        let what = format!("{game} {variant}");
+        assert_distinct_seat_colours(&watcher, &what).await;
+        // Every stack's pieces are labelled and drawn bottom to top, one
+        // band per piece (stacks up to six high).
+        for cell in state["view"]["board"]["cells"].as_array().expect("cells") {
+            let stack = cell["stack"].as_array().expect("a stack");
+            if stack.len() < 2 || stack.len() > 6 {
+                continue;
+            }
+            let name = cell["name"].as_str().expect("a name");
+            let colours: Vec<&str> = stack
+                .iter()
+                .map(|s| {
+                    state["seats"][s.as_u64().expect("a seat") as usize]["colour"]
+                        .as_str()
+                        .expect("a colour")
+                })
+                .collect();
+            let label = format!("stack of {}, bottom to top {}", stack.len(), colours.join(", "));
+            assert!(
+                watcher.eval(&cell_has(name, &label)).await == true,
+                "{what} {name}: {label}"
+            );
+            let drawn = watcher
+                .eval(&format!(
+                    "[...document.querySelectorAll(\"#board-box [data-cell='{name}'] .band\")].map((b) => Number(b.dataset.seat))"
+                ))
+                .await;
+            assert_eq!(&drawn, &serde_json::Value::Array(stack.clone()), "{what} {name}");
+        }
+        let file = format!("board-{game}-{variant}");
+        watcher.screenshot(&shots.join(format!("{file}.png"))).await;
+        watcher.set_viewport(390, 844, true).await;
+        watcher
+            .wait(
+                "document.documentElement.scrollWidth <= window.innerWidth + 1",
+                "the page fits a phone",
+            )
+            .await;
+        // One column, the board first.
+        let board_first = "document.querySelector('#board-box').getBoundingClientRect().top < \
+                           document.querySelector('#seats').getBoundingClientRect().top";
+        assert!(
+            watcher.eval(board_first).await == true,
+            "{what}: the board first on a phone"
+        );
+        watcher.screenshot(&shots.join(format!("{file}-phone.png"))).await;
+    }
+    watcher.set_viewport(1280, 900, false).await;
+    watcher.goto(&format!("{base}/game/{pente}")).await;
+    watcher
+        .wait("document.querySelector('#board-box svg.points')", "pente")
+        .await;
+    watcher.screenshot(&shots.join("board-pente-standard.png")).await;
+    watcher.set_viewport(390, 844, true).await;
+    watcher.screenshot(&shots.join("board-pente-standard-phone.png")).await;
+
+    drop(browser);
+    server.stop().await;
+    database.remove().await;
 }
 
 /// Tournaments in the browser: the list, joining from it, starting, the

@@ -1,10 +1,10 @@
 // Tavoliere in the browser: the pages, routed on the client.
 
-import { api, ApiError, GameFeed, rules, session } from "/assets/api.js";
-import { describeStack, drawBoard, paint } from "/assets/board.js";
-import { MovePicker } from "/assets/moves.js";
+import { api, ApiError, rules, session } from "/assets/api.js";
+import { pieceIcon } from "/assets/board.js";
 import { leaderboardPage, profilePage, ratingLabel } from "/assets/ratings.js";
-import { conditionalCard } from "/assets/conditional.js";
+import { confirmLive, gamePage } from "/assets/game.js";
+import { follow, onPlayerEvent, setTitle } from "/assets/live.js";
 import { tournamentPage, tournamentsPage } from "/assets/tournaments.js";
 
 const main = document.getElementById("main");
@@ -36,12 +36,12 @@ export function notice(text, kind = "error") {
   return h("p", { class: `notice ${kind}`, role: kind === "error" ? "alert" : "status" }, text);
 }
 
-function errorText(e) {
+export function errorText(e) {
   if (e instanceof ApiError) return e.message || e.code;
   return String(e && e.message ? e.message : e);
 }
 
-function flash(container, text, kind = "error") {
+export function flash(container, text, kind = "error") {
   container.replaceChildren(text ? notice(text, kind) : "");
 }
 
@@ -57,7 +57,7 @@ function nav() {
   const signedIn = !!session.token;
   const items = [link("/lobby", "Lobby"), link("/tournaments", "Tournaments"), link("/rules", "Rules"), link("/ratings", "Ratings")];
   if (signedIn) {
-    items.push(link("/my", "My games"), link("/settings", "Settings"));
+    items.push(link("/my", "My games", h("span", { class: "badge", id: "turn-badge", hidden: true }, "0")), link("/settings", "Settings"));
     items.push(h("span", { class: "me" }, session.name));
     items.push(h("button", { class: "link", id: "signout", onclick: signOut }, "Sign out"));
   } else {
@@ -70,6 +70,7 @@ async function signOut() {
   // Ends the session on the server too; signed out here whatever it says.
   try { await api("DELETE", "/sessions/current"); } catch { /* already ended, or unreachable */ }
   session.clear();
+  follow();
   go("/lobby");
 }
 
@@ -100,6 +101,8 @@ async function route() {
   cleanup();
   cleanup = () => {};
   nav();
+  follow();
+  setTitle("Tavoliere");
   const path = location.pathname;
   const params = new URLSearchParams(location.search);
   main.replaceChildren(h("p", { class: "muted" }, "Loading…"));
@@ -117,7 +120,7 @@ async function route() {
     else if ((match = path.match(/^\/tournament\/(\d+)$/))) await tournamentPage(main, Number(match[1]));
     else if ((match = path.match(/^\/player\/([^/]+)$/))) await profilePage(main, decodeURIComponent(match[1]));
     else if ((match = path.match(/^\/rules\/([a-z0-9-]+)$/))) await rulesPage(match[1]);
-    else if ((match = path.match(/^\/game\/(\d+)$/))) await gamePage(Number(match[1]), params.get("ply"));
+    else if ((match = path.match(/^\/game\/(\d+)$/))) cleanup = await gamePage(main, Number(match[1]), params.get("ply"));
     else main.replaceChildren(notice("No such page."));
   } catch (e) {
     main.replaceChildren(notice(errorText(e)));
@@ -167,13 +170,10 @@ function signPage(signUp) {
 async function lobbyPage() {
   const catalogue = await rules();
   const me = session.name;
-  const [open, live] = await Promise.all([
-    api("GET", "/games?status=open&limit=50"),
-    api("GET", "/games?status=active&limit=20"),
-  ]);
   const message = h("div", { id: "lobby-message" });
-  const invitations = open.games.filter((g) => me && g.seats.some((s) => s.invited && s.invited.toLowerCase() === me.toLowerCase()));
-  const joinable = open.games.filter((g) => !invitations.includes(g) && g.seats.some((s) => !s.player && !s.invited));
+  const invitationsBox = h("section", { class: "card", id: "invitations" });
+  const openBox = h("section", { class: "card", id: "open-games" });
+  const liveBox = h("section", { class: "card", id: "live-games" });
   const join = async (id) => {
     try {
       await api("POST", `/games/${id}/join`);
@@ -184,28 +184,42 @@ async function lobbyPage() {
     try {
       await api("POST", `/games/${id}/decline`);
       flash(message, `Invitation to game ${id} declined.`, "ok");
-      lobbyPage();
+      lists();
     } catch (e) { flash(message, errorText(e)); }
   };
-  const sections = [h("h1", {}, "Lobby"), message];
-  if (me) {
-    sections.push(h("section", { class: "card", id: "invitations" }, h("h2", {}, "Invitations"),
+  // The lists alone are drawn again when the player's stream says
+  // something changed; a game being set up in the form stays as it is.
+  async function lists() {
+    const [open, live] = await Promise.all([
+      api("GET", "/games?status=open&limit=50"),
+      api("GET", "/games?status=active&limit=20"),
+    ]);
+    const invitations = open.games.filter((g) => me && g.seats.some((s) => s.invited && s.invited.toLowerCase() === me.toLowerCase()));
+    const joinable = open.games.filter((g) => !invitations.includes(g) && g.seats.some((s) => !s.player && !s.invited));
+    invitationsBox.replaceChildren(h("h2", {}, "Invitations"),
       invitations.length === 0 ? h("p", { class: "muted" }, "No invitations.") :
         h("ul", {}, invitations.map((g) => gameRow(catalogue, g, [
           h("button", { class: "accept", onclick: () => join(g.id) }, "Accept"),
           h("button", { class: "decline secondary", onclick: () => decline(g.id) }, "Decline"),
-        ])))));
+        ]))));
+    openBox.replaceChildren(h("h2", {}, "Open games"),
+      joinable.length === 0 ? h("p", { class: "muted" }, "No open games.") :
+        h("ul", {}, joinable.map((g) => gameRow(catalogue, g, me && !g.seats.some((s) => s.player === me)
+          ? [h("button", { class: "join", onclick: () => join(g.id) }, "Join")] : []))));
+    liveBox.replaceChildren(h("h2", {}, "Being played"),
+      live.games.length === 0 ? h("p", { class: "muted" }, "No games in progress.") :
+        h("ul", {}, live.games.map((g) => gameRow(catalogue, g))));
   }
-  sections.push(h("section", { class: "card", id: "open-games" }, h("h2", {}, "Open games"),
-    joinable.length === 0 ? h("p", { class: "muted" }, "No open games.") :
-      h("ul", {}, joinable.map((g) => gameRow(catalogue, g, me && !g.seats.some((s) => s.player === me)
-        ? [h("button", { class: "join", onclick: () => join(g.id) }, "Join")] : [])))));
+  await lists();
+  const sections = [h("h1", {}, "Lobby"), message];
+  if (me) sections.push(invitationsBox);
+  sections.push(openBox);
   if (me) sections.push(createForm(catalogue, message));
   else sections.push(h("p", {}, link("/signin", "Sign in"), " or ", link("/signup", "sign up"), " to play; anyone can watch."));
-  sections.push(h("section", { class: "card", id: "live-games" }, h("h2", {}, "Being played"),
-    live.games.length === 0 ? h("p", { class: "muted" }, "No games in progress.") :
-      h("ul", {}, live.games.map((g) => gameRow(catalogue, g)))));
+  sections.push(liveBox);
   main.replaceChildren(...sections);
+  setTitle("Lobby — Tavoliere");
+  cleanup = onPlayerEvent(() => { lists().catch(() => {}); });
 }
 
 function createForm(catalogue, message) {
@@ -286,17 +300,24 @@ async function myGamesPage() {
   if (!session.token) { go("/signin", true); return; }
   const catalogue = await rules();
   const me = session.name;
-  const [turn, mine] = await Promise.all([
-    api("GET", "/games?turn=me&limit=100"),
-    api("GET", `/games?player=${encodeURIComponent(me)}&limit=100`),
-  ]);
-  const waiting = new Set(turn.games.map((g) => g.id));
-  const others = mine.games.filter((g) => !waiting.has(g.id));
-  main.replaceChildren(h("h1", {}, "My games"),
-    h("section", { class: "card", id: "my-turn" }, h("h2", {}, "Waiting for my move"),
-      turn.games.length === 0 ? h("p", { class: "muted" }, "Nothing to play.") : h("ul", {}, turn.games.map((g) => gameRow(catalogue, g)))),
-    h("section", { class: "card", id: "my-other" }, h("h2", {}, "Other games"),
-      others.length === 0 ? h("p", { class: "muted" }, "No other games.") : h("ul", {}, others.map((g) => gameRow(catalogue, g)))));
+  const turnBox = h("section", { class: "card", id: "my-turn" });
+  const otherBox = h("section", { class: "card", id: "my-other" });
+  async function lists() {
+    const [turn, mine] = await Promise.all([
+      api("GET", "/games?turn=me&limit=100"),
+      api("GET", `/games?player=${encodeURIComponent(me)}&limit=100`),
+    ]);
+    const waiting = new Set(turn.games.map((g) => g.id));
+    const others = mine.games.filter((g) => !waiting.has(g.id));
+    turnBox.replaceChildren(h("h2", {}, "Waiting for my move"),
+      turn.games.length === 0 ? h("p", { class: "muted" }, "Nothing to play.") : h("ul", {}, turn.games.map((g) => gameRow(catalogue, g))));
+    otherBox.replaceChildren(h("h2", {}, "Other games"),
+      others.length === 0 ? h("p", { class: "muted" }, "No other games.") : h("ul", {}, others.map((g) => gameRow(catalogue, g))));
+  }
+  await lists();
+  main.replaceChildren(h("h1", {}, "My games"), turnBox, otherBox);
+  setTitle("My games — Tavoliere");
+  cleanup = onPlayerEvent(() => { lists().catch(() => {}); });
 }
 
 // ---------------------------------------------------------------- rules
@@ -315,11 +336,12 @@ async function rulesPage(slug) {
     h("p", {}, game.summary),
     h("h2", {}, "Notation"), h("p", {}, game.notation),
     h("h2", {}, "Variants"),
-    h("dl", {}, game.variants.map((v) => [
-      h("dt", {}, `${v.name} (${v.slug}) `, link(`/ratings/${game.slug}/${v.slug}`, "leaderboard")),
+    h("dl", { id: "variants" }, game.variants.flatMap((v) => [
+      h("dt", { "data-variant": v.slug }, v.name, h("span", { class: "muted" }, ` (${v.slug}) `), link(`/ratings/${game.slug}/${v.slug}`, "leaderboard")),
       h("dd", {}, h("p", {}, v.summary), h("p", { class: "muted" }, `Board: ${v.board}. Seats: `,
-        v.seats.map((c) => h("span", { class: "swatch", style: `background:${paint(c)}`, title: c })), ` ${v.seats.join(", ")}.`)),
+        v.seats.flatMap((c, i) => [pieceIcon(v.drawing ? v.drawing.pieces[i] : undefined, `${c} pieces`), ` ${c}${i + 1 < v.seats.length ? "," : "."} `]))),
     ]))));
+  setTitle(`${game.english} rules — Tavoliere`);
 }
 
 // ---------------------------------------------------------------- settings
@@ -343,11 +365,16 @@ async function settingsPage() {
       },
     }, h("h2", {}, "Account"), h("p", {}, `Signed in as ${me.name}.`), h("label", {}, "Email ", email), h("button", { type: "submit" }, "Save email"))];
   if (me.notify && typeof me.notify === "object") {
-    // The server keeps notification preferences: offer them.
+    // The server keeps notification preferences: offer them. Email only
+    // where it can arrive: the server sends mail and there is an address.
+    const mailOff = me.email_enabled === false;
+    const emailUsable = !mailOff && !!me.email;
+    const why = mailOff ? "This server sends no email: notifications by email are off." : "Add an email address above to get notifications by email.";
     const boxes = [];
     const rows = NOTIFY_KINDS.map(([kind, label]) => h("tr", {}, h("th", { scope: "row" }, label),
       ...["email", "webhook"].map((channel) => {
-        const box = h("input", { type: "checkbox", "data-kind": kind, "data-channel": channel, "aria-label": `${label} by ${channel}`, checked: (me.notify[kind] || []).includes(channel) });
+        const usable = channel !== "email" || emailUsable;
+        const box = h("input", { type: "checkbox", "data-kind": kind, "data-channel": channel, "aria-label": `${label} by ${channel}`, disabled: !usable, checked: usable && (me.notify[kind] || []).includes(channel) });
         boxes.push(box);
         return h("td", {}, box);
       })));
@@ -367,10 +394,15 @@ async function settingsPage() {
         } catch (err) { flash(message, errorText(err)); }
       },
     }, h("h2", {}, "Notifications"),
+    emailUsable ? null : h("p", { class: "muted", id: "email-note" }, why),
     h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", {}, "Email"), h("th", {}, "Webhook"))), h("tbody", {}, rows)),
     h("label", {}, "Webhook URL ", webhook), h("label", { class: "inline" }, digest, " One daily digest instead of single emails"),
     h("button", { type: "submit" }, "Save notifications"), secret));
   }
+  const confirmBox = h("input", { id: "settings-confirm-live", type: "checkbox", checked: confirmLive.on, onchange: () => { confirmLive.on = confirmBox.checked; flash(message, "Saved in this browser.", "ok"); } });
+  sections.push(h("section", { class: "card", id: "moves-settings" }, h("h2", {}, "Moves"),
+    h("label", { class: "inline" }, confirmBox, " Ask me to submit each move in live games too"),
+    h("p", { class: "muted" }, "In correspondence and untimed games a move always waits for Submit, so a misclick costs nothing.")));
   if ("vacation_days_left" in me) {
     const vdays = h("input", { id: "vacation-days", type: "number", min: 1, value: 7 });
     sections.push(h("form", {
@@ -387,299 +419,6 @@ async function settingsPage() {
     h("label", {}, "Days ", vdays), h("button", { type: "submit" }, "Start vacation")));
   }
   main.replaceChildren(...sections);
-}
-
-// ---------------------------------------------------------------- game page
-
-function formatClock(ms) {
-  if (ms === null || ms === undefined) return "–";
-  const total = Math.max(0, Math.floor(ms / 1000));
-  const d = Math.floor(total / 86400), hh = Math.floor((total % 86400) / 3600), mm = Math.floor((total % 3600) / 60), ss = total % 60;
-  if (d > 0) return `${d}d ${hh}h`;
-  return hh > 0 ? `${hh}:${String(mm).padStart(2, "0")}:${String(ss).padStart(2, "0")}` : `${mm}:${String(ss).padStart(2, "0")}`;
-}
-
-async function gamePage(id, plyParam) {
-  const catalogue = await rules();
-  const atPly = plyParam !== null && /^\d+$/.test(plyParam) ? Number(plyParam) : null;
-  const status = h("div", { id: "status", "aria-live": "polite" });
-  const message = h("div", { id: "game-message" });
-  const boardBox = h("div", { id: "board-box" });
-  const chooser = h("div", { id: "chooser", "aria-live": "polite" });
-  const seatsBox = h("div", { id: "seats" });
-  const actions = h("div", { id: "actions" });
-  const moveList = h("ol", { id: "moves" });
-  const historyNav = h("div", { id: "history-nav" });
-  const textBoard = h("pre", { id: "text-board" });
-  const chatLog = h("ul", { id: "chat-log" });
-  const chatBox = h("section", { class: "card", id: "chat", hidden: true });
-  const modeBadge = h("span", { id: "mode", class: "muted" });
-  const notation = h("input", { id: "notation", placeholder: "or type a move, e.g. e4", autocomplete: "off", maxlength: 64, "aria-label": "move in notation" });
-  let state = null;
-  let picker = null;
-  let clockTimer = null;
-  let history = [];
-  const conditional = conditionalCard(id, { h, flash, errorText });
-
-  const play = async (move) => {
-    if (!state) return;
-    try {
-      const answer = await api("POST", `/games/${id}/moves`, { move, ply: state.ply });
-      flash(message, "");
-      notation.value = "";
-      show(answer.game);
-      loadHistory();
-    } catch (e) {
-      flash(message, `${move}: ${errorText(e)}`);
-      if (e.body && e.body.game) show(e.body.game);
-      else render();
-    }
-  };
-
-  const onCell = (cell) => {
-    if (!picker) {
-      let why = "It is not your turn.";
-      if (!state || state.status !== "active") why = "The game is not being played.";
-      else if (state.at_ply !== undefined) why = "This is a past position: go to the present to move.";
-      else if (state.your_seat === null || state.your_seat === undefined) why = "You are watching this game.";
-      flash(message, why);
-      return;
-    }
-    const result = picker.click(cell);
-    if (result.refused) { flash(message, result.refused); render(); return; }
-    flash(message, "");
-    if (result.play) { picker.reset(); render(); play(result.play); return; }
-    render(result.choose, result.more);
-    focusCell(cell);
-  };
-
-  const focusCell = (cell) => {
-    const node = boardBox.querySelector(`[data-cell="${CSS.escape(cell)}"]`);
-    if (node) { node.setAttribute("tabindex", "0"); node.focus(); }
-  };
-
-  function render(choices = null, more = false) {
-    if (!state) return;
-    const colours = state.view.seats.map((s) => s.colour);
-    const marked = new Set();
-    if (state.last_move) {
-      const names = new Set(state.view.board.cells.map((c) => c.name));
-      const probe = new MovePicker([state.last_move.move, state.last_move.effect || ""], names);
-      for (const m of probe.moves) for (const c of m.cells) marked.add(c);
-    }
-    const targets = picker ? picker.highlights() : new Set();
-    const info = catalogue.find((g) => g.slug === state.game);
-    boardBox.replaceChildren(drawBoard(state.view, {
-      colours, marked, targets, path: picker ? picker.path : [], onCell,
-      title: `${info ? info.english : state.game} board`,
-    }));
-    chooser.replaceChildren();
-    if (picker) {
-      const buttons = (choices || []).map((m) => h("button", { class: "choice", "data-move": m, onclick: () => { picker.reset(); play(m); } }, m));
-      const cellless = picker.cellless().map((m) => h("button", { class: "choice", "data-move": m, onclick: () => play(m) }, m));
-      if (picker.path.length && !buttons.length) chooser.append(h("span", {}, `${picker.path.join(" ")}: choose a highlighted cell. `));
-      if (buttons.length) chooser.append(h("span", {}, "Play: "), ...buttons, more ? h("span", {}, " or go on to a highlighted cell. ") : null);
-      if (picker.path.length) chooser.append(h("button", { class: "secondary", id: "cancel-move", onclick: () => { picker.reset(); render(); } }, "Cancel"));
-      if (cellless.length) chooser.append(h("span", {}, " Moves: "), ...cellless);
-    }
-    textBoard.textContent = state.view.board.cells.filter((c) => c.stack.length)
-      .map((c) => `${c.name}: ${describeStack(c.stack, colours)}`).join("\n") || "The board is empty.";
-  }
-
-  function renderSeats() {
-    const clock = state.clock;
-    seatsBox.replaceChildren(...state.seats.map((s, i) => {
-      const view = state.view.seats[i] || {};
-      const extras = [];
-      if (view.in_hand !== undefined) extras.push(`in hand ${view.in_hand}`);
-      if (view.captured !== undefined) extras.push(`captured ${view.captured}`);
-      if (view.score !== undefined) extras.push(`score ${view.score}`);
-      if (view.range !== undefined) extras.push(`range ${view.range}`);
-      if (view.neutral_stones !== undefined) extras.push(`neutral stones ${view.neutral_stones}`);
-      if (view.out) extras.push("out");
-      const toMove = state.to_move === s.seat && state.status === "active";
-      return h("div", { class: `seat${toMove ? " to-move" : ""}`, "data-seat": s.seat },
-        h("span", { class: "swatch", style: `background:${paint(s.colour)}` }),
-        h("strong", {}, s.player ? link(`/player/${encodeURIComponent(s.player)}`, s.player) : (s.invited ? `${s.invited} (invited)` : "open seat")),
-        s.rating !== undefined ? h("span", { class: "rating", title: s.provisional ? "provisional rating" : "rating" }, ` ${ratingLabel(s.rating, s.provisional)}`) : null,
-        h("span", { class: "muted" }, ` ${s.colour}${state.your_seat === s.seat ? " (you)" : ""}`),
-        extras.length ? h("span", { class: "extras" }, ` · ${extras.join(" · ")}`) : null,
-        clock && Array.isArray(clock.remaining_ms) ? h("span", { class: "clock", "data-seat": s.seat }, formatClock(clock.remaining_ms[i])) : null,
-        toMove ? h("span", { class: "turn" }, " ← to move") : null);
-    }));
-    clearInterval(clockTimer);
-    if (clock && clock.running && state.to_move !== null && Array.isArray(clock.remaining_ms)) {
-      const started = Date.now();
-      const base = clock.remaining_ms[state.to_move];
-      clockTimer = setInterval(() => {
-        const node = seatsBox.querySelector(`.clock[data-seat="${state.to_move}"]`);
-        const left = clock.deadline ? clock.deadline - Date.now() : base - (Date.now() - started);
-        if (node) node.textContent = formatClock(left);
-      }, 500);
-    }
-  }
-
-  function renderStatus() {
-    let text;
-    if (state.at_ply !== undefined) text = `The position after move ${state.at_ply}.`;
-    else if (state.status === "open") text = "Waiting for players to join.";
-    else if (state.status === "aborted") text = "Aborted.";
-    else if (state.status === "finished") {
-      const winners = (state.outcome && state.outcome.winners) || [];
-      const names = winners.map((w) => state.seats[w].player || state.seats[w].colour);
-      text = `Finished: ${names.length ? `${names.join(" and ")} won` : "a draw"}${state.outcome && state.outcome.reason ? ` (${state.outcome.reason})` : ""}.`;
-    }
-    else if (state.your_seat === state.to_move) text = "Your move.";
-    else text = `${state.to_move_player || "?"} to move.`;
-    const phase = state.view.phase ? ` Phase: ${state.view.phase}.` : "";
-    status.replaceChildren(h("strong", {}, text), phase);
-  }
-
-  function renderActions() {
-    const mine = state.your_seat !== null && state.your_seat !== undefined;
-    const buttons = [];
-    const act = (label, path, idName, confirmText) => h("button", {
-      class: "secondary", id: idName,
-      onclick: async () => {
-        if (confirmText && !window.confirm(confirmText)) return;
-        try {
-          const answer = await api("POST", `/games/${id}/${path}`);
-          flash(message, "");
-          show(answer);
-          loadHistory();
-        } catch (e) { flash(message, errorText(e)); }
-      },
-    }, label);
-    if (mine && state.status === "active" && state.at_ply === undefined) {
-      const drawOffered = state.offers.draw.filter((s) => s !== state.your_seat);
-      const takebackOffered = state.offers.takeback.filter((s) => s !== state.your_seat);
-      buttons.push(act("Resign", "resign", "resign", "Resign this game?"));
-      if (drawOffered.length) buttons.push(act("Accept draw", "draw/yes", "draw-yes"), act("Decline draw", "draw/no", "draw-no"));
-      else if (!state.offers.draw.includes(state.your_seat)) buttons.push(act("Offer draw", "draw/yes", "draw-offer"));
-      else buttons.push(h("span", { class: "muted" }, "Draw offered. "));
-      if (takebackOffered.length) buttons.push(act("Allow takeback", "takeback/yes", "takeback-yes"), act("Refuse takeback", "takeback/no", "takeback-no"));
-      else if (state.ply > 0 && !state.offers.takeback.includes(state.your_seat)) buttons.push(act("Ask takeback", "takeback/yes", "takeback-ask"));
-      if (state.ply < state.seats.length) buttons.push(act("Abort", "abort", "abort", "Abort this game?"));
-    }
-    if (state.status === "open" && session.token) {
-      const invited = state.seats.find((s) => s.invited && session.name && s.invited.toLowerCase() === session.name.toLowerCase());
-      if (invited) {
-        buttons.push(act("Accept invitation", "join", "join"), act("Decline invitation", "decline", "decline"));
-      } else if (!mine && state.seats.some((s) => !s.player && !s.invited)) {
-        buttons.push(act("Join", "join", "join"));
-      }
-      if (mine) buttons.push(act("Abort", "abort", "abort", "Abort this game?"));
-    }
-    if (mine && state.status === "finished" && state.at_ply === undefined) {
-      buttons.push(h("button", {
-        class: "secondary", id: "rematch",
-        onclick: async () => {
-          try { go(`/game/${(await api("POST", `/games/${id}/rematch`)).id}`); } catch (e) { flash(message, errorText(e)); }
-        },
-      }, state.rematch ? "Rematch (accept)" : "Rematch"));
-    }
-    if (state.rematch) buttons.push(link(`/game/${state.rematch}`, `Rematch #${state.rematch} `));
-    if (state.rematch_of) buttons.push(link(`/game/${state.rematch_of}`, `Rematch of #${state.rematch_of} `));
-    buttons.push(h("a", { href: `/api/v1/games/${id}/record?format=text`, class: "muted", target: "_blank" }, "Record"));
-    actions.replaceChildren(...buttons);
-  }
-
-  function renderHistory() {
-    const current = state.at_ply !== undefined ? state.at_ply : null;
-    moveList.replaceChildren(...history.map((m) => h("li", { value: m.ply, class: current === m.ply ? "current" : "" },
-      link(`/game/${id}?ply=${m.ply}`, `${m.player}: ${m.move}`),
-      m.effect && m.effect !== m.move ? h("span", { class: "muted" }, ` (${m.effect})`) : null,
-      m.message ? h("span", { class: "muted" }, ` “${m.message}”`) : null)));
-    const total = history.length;
-    const here = current === null ? total : current;
-    historyNav.replaceChildren(
-      h("button", { class: "secondary", id: "ply-first", disabled: here === 0, onclick: () => go(`/game/${id}?ply=0`) }, "« start"),
-      h("button", { class: "secondary", id: "ply-back", disabled: here === 0, onclick: () => go(`/game/${id}?ply=${here - 1}`) }, "‹ back"),
-      h("button", { class: "secondary", id: "ply-forward", disabled: current === null, onclick: () => go(here + 1 >= total ? `/game/${id}` : `/game/${id}?ply=${here + 1}`) }, "next ›"),
-      h("button", { class: "secondary", id: "ply-live", disabled: current === null, onclick: () => go(`/game/${id}`) }, "now »"));
-  }
-
-  async function loadHistory() {
-    try {
-      history = (await api("GET", `/games/${id}/moves`)).moves;
-      if (state) { renderHistory(); conditional.update(state, history); }
-    } catch { /* shown on the next state */ }
-  }
-
-  function show(next) {
-    // A poll or fetch answered late must not undo a newer state (the move
-    // just made, or one pushed live): the game's event number only grows.
-    if (state && next.at_ply === undefined && state.at_ply === undefined && next.seq < state.seq) return;
-    // The same state again (a snapshot after the first fetch, the answer to
-    // one's own move and then its event): nothing to redraw, and redrawing
-    // would move the board under a pointer about to click.
-    if (state && next.at_ply === state.at_ply && next.seq === state.seq && next.ply === state.ply) return;
-    const previousPly = state ? state.ply : null;
-    state = next;
-    const mayMove = state.at_ply === undefined && state.status === "active" && state.your_seat !== null && state.your_seat === state.to_move;
-    if (!mayMove) picker = null;
-    else if (!picker || previousPly !== state.ply) picker = new MovePicker(state.legal, new Set(state.view.board.cells.map((c) => c.name)));
-    notation.disabled = !mayMove;
-    renderStatus();
-    renderSeats();
-    renderActions();
-    render();
-    conditional.update(state, history);
-    if (previousPly !== null && previousPly !== state.ply) loadHistory();
-    document.title = `#${id} ${state.game} — Tavoliere`;
-  }
-
-  const chatInput = h("input", { id: "chat-text", maxlength: 500, placeholder: "Say something", "aria-label": "chat message" });
-  const chatForm = h("form", {
-    onsubmit: async (e) => {
-      e.preventDefault();
-      const text = chatInput.value.trim();
-      if (!text) return;
-      const room = state && state.your_seat !== null && state.your_seat !== undefined ? "players" : "spectators";
-      try {
-        await feed.request({ type: "chat", game: id, text, room });
-        chatInput.value = "";
-      } catch (err) { flash(message, errorText(err)); }
-    },
-  }, chatInput, h("button", { type: "submit" }, "Send"));
-  chatBox.append(h("h2", {}, "Chat"), chatLog, session.token ? chatForm : h("p", { class: "muted" }, "Sign in to chat."));
-
-  main.replaceChildren(
-    h("div", { class: "game-layout" },
-      h("section", { class: "board-column" }, status, message, boardBox, chooser,
-        h("form", {
-          class: "row", id: "notation-form",
-          onsubmit: (e) => { e.preventDefault(); if (notation.value.trim()) play(notation.value.trim()); },
-        }, notation, h("button", { type: "submit", id: "notation-play" }, "Play"))),
-      h("aside", {},
-        h("section", { class: "card" }, h("h2", {}, `Game #${id} `, modeBadge), seatsBox, actions),
-        h("section", { class: "card" }, h("h2", {}, "Moves"), historyNav, moveList),
-        conditional.node,
-        chatBox,
-        h("details", { class: "card" }, h("summary", {}, "Board as text"), textBoard))));
-
-  if (atPly !== null) {
-    show(await api("GET", `/games/${id}?ply=${atPly}`));
-    await loadHistory();
-    modeBadge.textContent = "(history)";
-    return;
-  }
-  show(await api("GET", `/games/${id}`));
-  await loadHistory();
-  const feed = new GameFeed(id, {
-    onState: show,
-    onEvent: (event) => {
-      if (event.kind === "chat") {
-        const d = event.data || {};
-        chatLog.append(h("li", {}, h("strong", {}, `${d.player || d.from || d.name || "?"}: `), d.text || ""));
-      }
-    },
-    onMode: (mode) => {
-      modeBadge.textContent = mode === "live" ? "● live" : "(updating every few seconds)";
-      chatBox.hidden = mode !== "live";
-    },
-  });
-  cleanup = () => { feed.close(); clearInterval(clockTimer); };
 }
 
 route();

@@ -17,11 +17,12 @@ export function lineText(line) {
 
 /**
  * The editor's card. `h` builds elements; `flash(node, text, kind)` shows a
- * message. `update(state, moves)` is called with each new state and the
+ * message; `drawing()` says how the game page draws its board now
+ * (`{drawing, colours, flipped}`). `update(state, moves)` is called with each new state and the
  * game's moves: the card shows only to a seated player of an active
  * two-player game who is waiting.
  */
-export function conditionalCard(id, { h, flash, errorText }) {
+export function conditionalCard(id, { h, flash, errorText, drawing }) {
   const card = h("section", { class: "card", id: "conditional", hidden: true });
   const saved = h("ol", { id: "conditional-lines" });
   const message = h("div", { id: "conditional-message" });
@@ -101,9 +102,9 @@ export function conditionalCard(id, { h, flash, errorText }) {
     recording.textContent = line.length ? lineText(line) : "";
     recording.append(h("span", { class: "muted" }, line.length ? " — " : "", theirs ? "play their move on the board" : "now play your reply"));
     if (analysis) {
-      const colours = analysis.view.seats.map((s) => s.colour);
+      const { drawing: pieces, colours, flipped } = drawing();
       board.replaceChildren(drawBoard(analysis.view, {
-        colours, targets: picker ? picker.highlights() : new Set(), path: picker ? picker.path : [], onCell,
+        drawing: pieces, colours, flipped, targets: picker ? picker.highlights() : new Set(), path: picker ? picker.path : [], onCell,
         title: "analysis board",
       }));
       if (picker) {

@@ -79,6 +79,9 @@ pub struct MeJson {
     /// body, one per line), or `null` when mail is off. Keep it secret:
     /// with the registered email address it is the credential.
     mail_address: Option<String>,
+    /// Whether this server sends email at all (an SMTP server is
+    /// configured); without it email notifications never arrive.
+    email_enabled: bool,
 }
 
 impl From<Me> for MeJson {
@@ -92,6 +95,7 @@ impl From<Me> for MeJson {
             vacation_days_left: me.vacation_days_left,
             vacation_until: me.vacation_until,
             mail_address: me.mail_address,
+            email_enabled: me.email_enabled,
         }
     }
 }

@@ -63,6 +63,9 @@ pub struct PlayersConfig {
     pub webhook_allow_private: bool,
     /// The domain of command addresses; `None`: play by mail is off.
     pub mail_domain: Option<String>,
+    /// Whether this server sends email (an SMTP server is configured), so
+    /// clients offer email notifications only when they can arrive.
+    pub email_enabled: bool,
 }
 
 impl PlayersConfig {
@@ -99,6 +102,8 @@ pub struct Me {
     pub vacation_until: Option<i64>,
     /// The secret command address for play by mail (`None`: mail is off).
     pub mail_address: Option<String>,
+    /// Whether the server sends email at all.
+    pub email_enabled: bool,
 }
 
 impl Players {
@@ -129,6 +134,7 @@ impl Players {
             vacation_days_left: self.config.allowance().days_left(&vacations, now),
             vacation_until: vacations::until(&vacations, now),
             mail_address: self.mail_address(player).await?,
+            email_enabled: self.config.email_enabled,
         })
     }
 }

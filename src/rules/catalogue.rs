@@ -14,6 +14,10 @@ use serde::Serialize;
 use super::any::{AnyGame, UnknownGame};
 use super::{focus, gravity, huntsmen, neighbours, pente, torri};
 
+pub mod drawing;
+
+pub use drawing::{BoardKind, Drawing};
+
 /// A game family: one module of `src/rules/`, one or more variants.
 #[derive(Debug, Serialize)]
 pub struct GameInfo {
@@ -35,6 +39,8 @@ pub struct VariantInfo {
     pub seats: &'static [&'static str],
     /// The board's geometry in a few words.
     pub board: &'static str,
+    /// How the board and the seats' pieces are drawn.
+    pub drawing: &'static Drawing,
     /// How this variant differs from the family's summary.
     pub summary: &'static str,
     /// The variant's start position.
@@ -88,6 +94,7 @@ static GRAVITY: GameInfo = GameInfo {
         slug: "standard",
         name: "Forza 4 Centrifuga",
         seats: &gravity::COLOURS,
+        drawing: &drawing::GRAVITY,
         board: "8×8 squares, empty at the start",
         summary: "The only variant.",
         start: || AnyGame::from_position(&GRAVITY, "standard", gravity::Gravity::new()),
@@ -111,6 +118,7 @@ static TORRI: GameInfo = GameInfo {
             slug: "standard",
             name: "Torri",
             seats: torri::COLOURS,
+            drawing: &drawing::TORRI,
             board: "8×8 squares",
             summary: "The first layout of the seed: x's towers in the bottom-left corner, o's in the top right.",
             start: || AnyGame::from_position(&TORRI, "standard", torri::Torri::new(torri::Layout::Standard)),
@@ -119,6 +127,7 @@ static TORRI: GameInfo = GameInfo {
             slug: "alt",
             name: "Torri, other layout",
             seats: torri::COLOURS,
+            drawing: &drawing::TORRI,
             board: "8×8 squares",
             summary: "The seed's other layout: o's towers in the top-left corner, x's in the bottom right.",
             start: || AnyGame::from_position(&TORRI, "alt", torri::Torri::new(torri::Layout::Alt)),
@@ -139,6 +148,7 @@ macro_rules! focus_variants {
                 slug: "standard",
                 name: "Two players, opening swaps",
                 seats: focus::TWO_COLOURS,
+                drawing: &drawing::FOCUS_TWO,
                 board: FOCUS_BOARD,
                 summary: "Two players, 18 pieces each. Before the first move red, then green, swap the places of \
                           one red and one green piece; a swap that leaves the board symmetric (under any rotation \
@@ -149,6 +159,7 @@ macro_rules! focus_variants {
                 slug: "no-swap",
                 name: "Two players, no swaps",
                 seats: focus::TWO_COLOURS,
+                drawing: &drawing::FOCUS_TWO,
                 board: FOCUS_BOARD,
                 summary: "Two players, 18 pieces each; red moves first from the printed layout.",
                 start: || AnyGame::from_position(&$info, "no-swap", focus::Focus::new(focus::Variant::NoSwap, $limit)),
@@ -157,6 +168,7 @@ macro_rules! focus_variants {
                 slug: "four",
                 name: "Four players",
                 seats: focus::FOUR_COLOURS,
+                drawing: &drawing::FOCUS_FOUR,
                 board: FOCUS_BOARD,
                 summary: "Four players, 13 pieces each, every square filled. A player with no move is out and \
                           skipped from then on; the last player left wins.",
@@ -166,6 +178,7 @@ macro_rules! focus_variants {
                 slug: "four-teams",
                 name: "Four players in teams",
                 seats: focus::FOUR_COLOURS,
+                drawing: &drawing::FOCUS_FOUR,
                 board: FOCUS_BOARD,
                 summary: "Red and green against blue and yellow, 13 pieces each. A player with no move is out, \
                           and their partner then also moves in their turn; a team wins when both opponents are out.",
@@ -217,6 +230,7 @@ static NEIGHBOURS: GameInfo = GameInfo {
             slug: "standard",
             name: "Vicini",
             seats: &neighbours::COLOURS,
+            drawing: &drawing::WHITE_BLACK_SQUARES,
             board: "8×8 squares, each side's 8 pieces on its first rank",
             summary: "The rules as above.",
             start: || AnyGame::from_position(&NEIGHBOURS, "standard", neighbours::Neighbours::new(false)),
@@ -225,6 +239,7 @@ static NEIGHBOURS: GameInfo = GameInfo {
             slug: "friendly",
             name: "Vicini Amici (Friendly Neighbours)",
             seats: &neighbours::COLOURS,
+            drawing: &drawing::WHITE_BLACK_SQUARES,
             board: "8×8 squares, each side's 8 pieces on its first rank",
             summary: "Only neighbours of the piece's own colour count: a piece moves exactly as many \
                       squares as it has friendly neighbours.",
@@ -252,6 +267,7 @@ static PENTE: GameInfo = GameInfo {
             slug: "standard",
             name: "Pente",
             seats: &pente::COLOURS,
+            drawing: &drawing::PENTE,
             board: "19×19 points, empty at the start",
             summary: "The rules as above.",
             start: || AnyGame::from_position(&PENTE, "standard", pente::Pente::new(pente::Variant::Standard)),
@@ -260,6 +276,7 @@ static PENTE: GameInfo = GameInfo {
             slug: "pro",
             name: "Pro-Pente (Torneo)",
             seats: &pente::COLOURS,
+            drawing: &drawing::PENTE,
             board: "19×19 points, empty at the start",
             summary: "White's second stone must be at least 3 points from k10 (outside the central 5×5).",
             start: || AnyGame::from_position(&PENTE, "pro", pente::Pente::new(pente::Variant::Pro)),
@@ -268,6 +285,7 @@ static PENTE: GameInfo = GameInfo {
             slug: "keryo",
             name: "Keryo-Pente",
             seats: &pente::COLOURS,
+            drawing: &drawing::PENTE,
             board: "19×19 points, empty at the start",
             summary: "Two or three enemy stones in a line are captured; fifteen captured stones win.",
             start: || AnyGame::from_position(&PENTE, "keryo", pente::Pente::new(pente::Variant::Keryo)),
@@ -276,6 +294,7 @@ static PENTE: GameInfo = GameInfo {
             slug: "freestyle",
             name: "Stile Libero (Freestyle)",
             seats: &pente::COLOURS,
+            drawing: &drawing::PENTE,
             board: "19×19 points, empty at the start",
             summary: "White's first stone may go on any point.",
             start: || AnyGame::from_position(&PENTE, "freestyle", pente::Pente::new(pente::Variant::Freestyle)),
@@ -284,6 +303,7 @@ static PENTE: GameInfo = GameInfo {
             slug: "five",
             name: "5 in fila (Five in a Row)",
             seats: &pente::COLOURS,
+            drawing: &drawing::PENTE,
             board: "19×19 points, empty at the start",
             summary: "First stone anywhere; pairs are captured but captures never win: only five in a row.",
             start: || AnyGame::from_position(&PENTE, "five", pente::Pente::new(pente::Variant::Five)),
@@ -292,6 +312,7 @@ static PENTE: GameInfo = GameInfo {
             slug: "no-capture",
             name: "Senza Cattura (No Capture)",
             seats: &pente::COLOURS,
+            drawing: &drawing::PENTE,
             board: "19×19 points, empty at the start",
             summary: "First stone anywhere; nothing is ever captured; five or more in a row wins.",
             start: || AnyGame::from_position(&PENTE, "no-capture", pente::Pente::new(pente::Variant::NoCapture)),
@@ -300,6 +321,7 @@ static PENTE: GameInfo = GameInfo {
             slug: "plus-minus",
             name: "Pente±",
             seats: &pente::COLOURS,
+            drawing: &drawing::PENTE,
             board: "19×19 points, empty at the start",
             summary: "Each captured pair either adds 1 to the mover's score (+) or takes 1 from the \
                       opponent's (-), never below 0; a score of 5 wins.",
@@ -309,6 +331,7 @@ static PENTE: GameInfo = GameInfo {
             slug: "neutral",
             name: "Neutrale (Neutral)",
             seats: &pente::COLOURS,
+            drawing: &drawing::PENTE,
             board: "19×19 points, empty at the start",
             summary: "Each player also has 2 neutral stones to place instead of their own, at any time \
                       but white's first move. Neutral stones are never captured, never part of a line \
@@ -339,6 +362,7 @@ static HUNTSMEN: GameInfo = GameInfo {
             slug: "standard",
             name: "Cacciatori",
             seats: &huntsmen::COLOURS,
+            drawing: &drawing::WHITE_BLACK_SQUARES,
             board: "4×4 squares, king distance",
             summary: "Distance is counted in king steps, diagonals included.",
             start: || {
@@ -353,6 +377,7 @@ static HUNTSMEN: GameInfo = GameInfo {
             slug: "orthogonal",
             name: "Cacciatori ortogonale",
             seats: &huntsmen::COLOURS,
+            drawing: &drawing::WHITE_BLACK_SQUARES,
             board: "4×4 squares, orthogonal distance",
             summary: "Distance is counted in orthogonal steps only (Manhattan distance).",
             start: || {
@@ -367,6 +392,7 @@ static HUNTSMEN: GameInfo = GameInfo {
             slug: "empty",
             name: "Cacciatori con tavoliere vuoto",
             seats: &huntsmen::COLOURS,
+            drawing: &drawing::WHITE_BLACK_SQUARES,
             board: "4×4 squares, king distance, empty at the start",
             summary: "The board starts empty and each player holds four pieces. A move places a piece \
                       from hand on an empty square or moves one on the board; while a player holds \
@@ -377,6 +403,7 @@ static HUNTSMEN: GameInfo = GameInfo {
             slug: "orthogonal-empty",
             name: "Cacciatori ortogonale con tavoliere vuoto",
             seats: &huntsmen::COLOURS,
+            drawing: &drawing::WHITE_BLACK_SQUARES,
             board: "4×4 squares, orthogonal distance, empty at the start",
             summary: "The empty-board start with orthogonal distance.",
             start: || {
@@ -391,6 +418,7 @@ static HUNTSMEN: GameInfo = GameInfo {
             slug: "hex",
             name: "Cacciatori hex",
             seats: &huntsmen::COLOURS,
+            drawing: &drawing::WHITE_BLACK_HEXES,
             board: "19 hexagons: a…e × 1…5 with |file − rank| ≤ 2",
             summary: "A board of 19 hexagons; white a1 b1 c1 a2, black c5 d5 e5 e4.",
             start: || AnyGame::from_position(&HUNTSMEN, "hex", huntsmen::Huntsmen::new(huntsmen::Variant::Hex)),
@@ -399,6 +427,7 @@ static HUNTSMEN: GameInfo = GameInfo {
             slug: "hex-empty",
             name: "Cacciatori hex con tavoliere vuoto",
             seats: &huntsmen::COLOURS,
+            drawing: &drawing::WHITE_BLACK_HEXES,
             board: "19 hexagons, empty at the start",
             summary: "The hexagonal board with the empty-board start.",
             start: || {
@@ -413,6 +442,7 @@ static HUNTSMEN: GameInfo = GameInfo {
             slug: "eight",
             name: "Cacciatori 8×8",
             seats: &huntsmen::COLOURS,
+            drawing: &drawing::WHITE_BLACK_SQUARES,
             board: "8×8 squares, king distance",
             summary: "Eight pieces each, white on rank 1 and black on rank 8; range 1 plus pieces lost, up to 8.",
             start: || AnyGame::from_position(&HUNTSMEN, "eight", huntsmen::Huntsmen::new(huntsmen::Variant::Eight)),
@@ -435,6 +465,7 @@ static ANNUVIN: GameInfo = GameInfo {
             slug: "standard",
             name: "Annuvin",
             seats: &huntsmen::COLOURS,
+            drawing: &drawing::WHITE_BLACK_HEXES,
             board: "37 hexagons",
             summary: "Six pieces each in their starting corners.",
             start: || {
@@ -449,6 +480,7 @@ static ANNUVIN: GameInfo = GameInfo {
             slug: "empty",
             name: "Annuvin on an empty board",
             seats: &huntsmen::COLOURS,
+            drawing: &drawing::WHITE_BLACK_HEXES,
             board: "37 hexagons, empty at the start",
             summary: "The board starts empty, six pieces in hand each; range 1 while holding pieces.",
             start: || {

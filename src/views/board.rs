@@ -1,13 +1,18 @@
-//! Boards for people, drawn from the rules' [`View`] alone so every game
-//! family gets one: SVG (hex boards as hexagons) and text in the spirit of
-//! pbmserv's mails. The last move is marked generically: every cell whose
+//! Boards for people, drawn from the rules' [`View`] and the catalogue's
+//! [`Drawing`](crate::rules::catalogue::Drawing) so every game family gets
+//! one: SVG by board kind ([`svg`]) and text in the spirit of pbmserv's
+//! mails. The last move is marked generically: every cell whose
 //! stack differs from the position before it.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::domain::{GameStatus, Seat};
-use crate::rules::{BoardShape, CellView, UnknownGame, View};
+use crate::rules::{CellView, UnknownGame, View};
+
+mod svg;
+
+pub use svg::svg;
 
 /// What the board's caption says.
 pub struct Caption<'a> {
@@ -63,7 +68,7 @@ pub fn render(snapshot: &super::Snapshot, ply: Option<i64>, svg: bool) -> Result
         message: snapshot.last_move.as_ref().and_then(|m| m.message.as_deref()),
     };
     Ok(if svg {
-        self::svg(&snapshot.view, snapshot.previous.as_ref(), &caption)
+        self::svg(&snapshot.view, snapshot.previous.as_ref(), &caption, variant.drawing)
     } else {
         text(&snapshot.view, snapshot.previous.as_ref(), &caption)
     })
@@ -81,145 +86,11 @@ pub fn changed(view: &View, previous: Option<&View>) -> Vec<String> {
         .collect()
 }
 
-const PALETTE: [&str; 6] = ["#d7263d", "#1b998b", "#2e294e", "#f46036", "#c5d86d", "#8d6a9f"];
-
-/// A fill for a seat: its colour name when SVG knows it, else a palette entry.
-fn fill(colour: &str, seat: usize) -> String {
-    const NAMED: [&str; 14] = [
-        "black", "white", "red", "yellow", "green", "blue", "orange", "purple", "brown", "grey", "gray", "pink",
-        "cyan", "magenta",
-    ];
-    let lower = colour.to_ascii_lowercase();
-    if NAMED.contains(&lower.as_str()) {
-        lower
-    } else {
-        PALETTE[seat % PALETTE.len()].to_owned()
-    }
-}
-
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
-}
-
-/// The side of a cell of the SVG board, and the margin around the board.
-const UNIT: f32 = 48.0;
-const MARGIN: f32 = 32.0;
-
-/// The board as an SVG picture.
-pub fn svg(view: &View, previous: Option<&View>, caption: &Caption) -> String {
-    let marked = changed(view, previous);
-    let cells = &view.board.cells;
-    // Cell centres come in cell widths from the board's top-left corner;
-    // the board reaches half a cell beyond the extreme centres.
-    let left = cells.iter().map(|c| c.x - 0.5).fold(0.0f32, f32::min);
-    let top = cells.iter().map(|c| c.y - 0.5).fold(0.0f32, f32::min);
-    let right = cells.iter().map(|c| c.x + 0.5).fold(0.0f32, f32::max);
-    let bottom = cells.iter().map(|c| c.y + 0.5).fold(0.0f32, f32::max);
-    let lines = 3 + view.seats.len();
-    let width = (right - left) * UNIT + 2.0 * MARGIN;
-    let board_height = (bottom - top) * UNIT + 2.0 * MARGIN;
-    let height = board_height + lines as f32 * 18.0 + 8.0;
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0} {height:.0}" width="{width:.0}" height="{height:.0}" font-family="sans-serif">"#
-    );
-    let _ = write!(out, r##"<rect width="100%" height="100%" fill="#f4ecd8"/>"##);
-    let mut marks = String::new();
-    for cell in cells {
-        let centre = (MARGIN + (cell.x - left) * UNIT, MARGIN + (cell.y - top) * UNIT);
-        draw_cell(&mut out, &mut marks, view, cell, centre, marked.contains(&cell.name));
-    }
-    out.push_str(&marks);
-    let mut y = board_height;
-    let mut line = |text: &str, out: &mut String| {
-        let _ = write!(
-            out,
-            r#"<text x="{MARGIN:.1}" y="{y:.1}" font-size="13">{}</text>"#,
-            escape(text)
-        );
-        y += 18.0;
-    };
-    line(
-        &format!("{} — {} — move {}", caption.title, caption.status, caption.ply),
-        &mut out,
-    );
-    if let Some(last) = &caption.last_move {
-        line(&format!("last move: {last}"), &mut out);
-    }
-    for text in seat_lines(view, caption) {
-        line(&text, &mut out);
-    }
-    out.push_str("</svg>\n");
-    out
-}
-
-/// One cell of the SVG board at `(cx, cy)`: its outline, label and stack
-/// into `out`; its last-move mark into `marks`, drawn after every cell so no
-/// neighbour's outline covers it.
-fn draw_cell(out: &mut String, marks: &mut String, view: &View, cell: &CellView, (cx, cy): (f32, f32), marked: bool) {
-    let shape = |attributes: &str| match view.board.shape {
-        BoardShape::Square => format!(
-            r#"<rect x="{:.1}" y="{:.1}" width="{UNIT:.1}" height="{UNIT:.1}" {attributes}/>"#,
-            cx - UNIT / 2.0,
-            cy - UNIT / 2.0
-        ),
-        BoardShape::Hex => {
-            // Pointy-top hexagon inscribed in the cell.
-            let r = UNIT / 3f32.sqrt();
-            let points: Vec<String> = (0..6)
-                .map(|i| {
-                    let a = std::f32::consts::PI / 3.0 * i as f32 + std::f32::consts::PI / 6.0;
-                    format!("{:.1},{:.1}", cx + r * a.cos(), cy + r * a.sin())
-                })
-                .collect();
-            format!(r#"<polygon points="{}" {attributes}/>"#, points.join(" "))
-        }
-    };
-    out.push_str(&shape(r##"fill="#e8d9b0" stroke="#555" stroke-width="1""##));
-    if marked {
-        // Drawn after every cell so no neighbour's outline covers it.
-        marks.push_str(&shape(r##"fill="none" stroke="#e00" stroke-width="3""##));
-    }
-    let _ = write!(
-        out,
-        r##"<text x="{:.1}" y="{:.1}" font-size="9" fill="#776">{}</text>"##,
-        cx - UNIT / 2.0 + 3.0,
-        cy - UNIT / 2.0 + 10.0,
-        escape(&cell.name)
-    );
-    // The stack, bottom to top, as discs offset upward; the height when
-    // above one.
-    let shown = cell.stack.len().min(5);
-    let skip = cell.stack.len() - shown;
-    for (i, piece) in cell.stack.iter().skip(skip).enumerate() {
-        let y = cy + 4.0 - i as f32 * 5.0;
-        let colour = match piece {
-            Some(seat) => {
-                let seat = usize::from(*seat);
-                fill(view.seats.get(seat).map_or("", |s| s.colour), seat)
-            }
-            None => "#999".to_owned(),
-        };
-        let _ = write!(
-            out,
-            r##"<ellipse cx="{cx:.1}" cy="{y:.1}" rx="{:.1}" ry="{:.1}" fill="{colour}" stroke="#222"/>"##,
-            UNIT * 0.34,
-            UNIT * 0.22
-        );
-    }
-    if cell.stack.len() > 1 {
-        let _ = write!(
-            out,
-            r##"<text x="{:.1}" y="{:.1}" font-size="11" font-weight="bold" fill="#000">{}</text>"##,
-            cx + UNIT / 2.0 - 12.0,
-            cy + UNIT / 2.0 - 4.0,
-            cell.stack.len()
-        );
-    }
 }
 
 /// One line per seat: colour, player, reserves, whose turn.
@@ -409,7 +280,8 @@ impl TextLayout {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{BoardView, SeatView};
+    use crate::rules::catalogue::drawing;
+    use crate::rules::{BoardShape, BoardView, SeatView};
 
     fn cell(name: &str, x: f32, y: f32, stack: &[Option<u8>]) -> CellView {
         CellView {
@@ -476,14 +348,68 @@ mod tests {
     fn hex_boards_are_drawn_as_hexagons() {
         let before = hex(&[Some(1)]);
         let after = hex(&[Some(1), Some(0)]);
-        let svg = svg(&after, Some(&before), &caption());
+        let svg = svg(&after, Some(&before), &caption(), &drawing::WHITE_BLACK_HEXES);
         assert_eq!(svg.matches("<polygon").count(), 4 + 1, "four cells and the mark");
         assert!(!svg.contains("<rect x="));
-        assert_eq!(svg.matches(r##"stroke="#e00""##).count(), 1);
+        assert_eq!(svg.matches(r##"stroke="#e0452b""##).count(), 1);
+        // Each cell's name sits inside it, centred under its piece.
+        assert!(svg.contains(r#"text-anchor="middle">b1</text>"#), "{svg}");
         assert!(svg.contains("Test &lt;game&gt;"), "captions are escaped");
         assert!(svg.contains("in hand 3") && svg.contains("captured 1"));
-        // Two pieces on b1: its height is written.
-        assert!(svg.contains(">2</text>"));
+    }
+
+    /// A 3×3 corner of squares with a stack of three on b2.
+    fn squares(stack: &[Option<u8>]) -> View {
+        let mut cells = Vec::new();
+        for (i, name) in ["a3", "b3", "c3", "a2", "b2", "c2", "a1", "b1", "c1"]
+            .iter()
+            .enumerate()
+        {
+            let stack = if *name == "b2" { stack } else { &[] };
+            cells.push(cell(name, (i % 3) as f32 + 0.5, (i / 3) as f32 + 0.5, stack));
+        }
+        View {
+            board: BoardView {
+                shape: BoardShape::Square,
+                files: 3,
+                ranks: 3,
+                cells,
+            },
+            seats: SeatView::colours(&["red", "green"]),
+            phase: None,
+        }
+    }
+
+    #[test]
+    fn stacks_are_drawn_side_on_every_piece_in_its_colour() {
+        let view = squares(&[Some(0), Some(1), Some(0)]);
+        let svg = svg(&view, None, &caption(), &drawing::FOCUS_TWO);
+        let red = drawing::FOCUS_TWO.pieces[0];
+        let green = drawing::FOCUS_TWO.pieces[1];
+        assert_eq!(svg.matches(&format!(r#"rx="2" fill="{red}""#)).count(), 2, "{svg}");
+        assert_eq!(svg.matches(&format!(r#"rx="2" fill="{green}""#)).count(), 1, "{svg}");
+        // Coordinates on the edges, not in the cells: each file and rank once.
+        assert_eq!(svg.matches(">b</text>").count(), 1, "{svg}");
+        assert_eq!(svg.matches(">2</text>").count(), 1, "{svg}");
+        assert!(!svg.contains(">b2</text>"));
+    }
+
+    #[test]
+    fn an_intersection_board_has_lines_star_points_and_stones_on_points() {
+        let mut view = squares(&[Some(1)]);
+        view.seats = SeatView::colours(&["white", "black"]);
+        let stars = crate::rules::catalogue::Drawing {
+            stars: &["b2", "a1"],
+            ..drawing::PENTE
+        };
+        let svg = svg(&view, None, &caption(), &stars);
+        assert_eq!(svg.matches("<line ").count(), 6, "three lines each way: {svg}");
+        assert!(!svg.contains(r#"width="48.0" height="48.0""#), "no squares: {svg}");
+        assert_eq!(svg.matches(r##"fill="#3b2a14"/>"##).count(), 2, "two star points");
+        let black = drawing::PENTE.pieces[1];
+        assert_eq!(svg.matches(&format!(r#"fill="{black}""#)).count(), 1, "{svg}");
+        // The caption is wide enough for its longest line.
+        assert!(svg.contains("Test &lt;game&gt;"));
     }
 
     #[test]
