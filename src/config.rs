@@ -42,6 +42,11 @@ pub struct Config {
     #[arg(long, env = "TAVOLIERE_SWEEP_INTERVAL_MS", default_value_t = 5_000,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub sweep_interval_ms: u64,
+    /// Threads the built-in bots think on, off the async runtime; 0
+    /// disables the built-in bots (this server neither creates nor plays
+    /// them). Bots also look for work every sweep interval.
+    #[arg(long, env = "TAVOLIERE_BOT_THREADS", default_value_t = 1)]
+    pub bot_threads: usize,
     /// Remind a correspondence player this many hours (of a clock day)
     /// before their deadline; 0: no reminders.
     #[arg(long, env = "TAVOLIERE_REMINDER_HOURS", default_value_t = 24)]
@@ -206,6 +211,7 @@ impl Config {
             request_timeout: 30,
             clock_day_ms: 86_400_000,
             sweep_interval_ms: 5_000,
+            bot_threads: 1,
             reminder_hours: 24,
             vacation_days: 30,
             ratings: RatingConfig::default(),

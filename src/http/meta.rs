@@ -8,7 +8,7 @@ use axum::Router;
 use utoipa::OpenApi;
 
 use super::error::Result;
-use super::{conditional, correspondence, games, players, ratings, realtime, rules, AppState, Json};
+use super::{bots, conditional, correspondence, games, players, ratings, realtime, rules, AppState, Json};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -20,6 +20,7 @@ use super::{conditional, correspondence, games, players, ratings, realtime, rule
         games::resign, games::draw, games::takeback, games::abort, games::board_svg, games::board_txt,
         games::game_record, games::events, games::rematch,
         ratings::leaderboard, ratings::history,
+        bots::list,
         conditional::set, conditional::show, conditional::clear,
         correspondence::vacation, correspondence::end_vacation, correspondence::deliveries,
         realtime::chat, realtime::events,

@@ -21,6 +21,7 @@
 
 pub mod announce;
 mod backend;
+pub mod bots;
 mod clocks;
 mod conditionals;
 mod error;
@@ -41,6 +42,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
+pub use bots::BotStore;
 pub use clocks::ClockStore;
 pub use conditionals::ConditionalStore;
 pub use error::{StoreError, StoreResult};
@@ -48,11 +50,11 @@ pub use games::GameStore;
 pub use group_commit::CommitStats;
 pub use mail::MailStore;
 pub use model::{
-    ConditionalRow, ConditionalTrees, ConditionalWrite, Credentials, DeadlineChange, DeliveryRow, Event, EventRow,
-    GameFilter, GameRecord, GameRow, GameUpdate, InboxRow, MailSettlement, MoveRow, NewConditional, NewDelivery,
-    NewGame, NewMail, NewMove, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox, PlayedGame,
-    Player, PlayerChange, PlayerEvent, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow, RatingValues,
-    Reminder, SeatRow, SettingsUpdate, Settlement, Waiting,
+    BotRow, ConditionalRow, ConditionalTrees, ConditionalWrite, Credentials, DeadlineChange, DeliveryRow, Event,
+    EventRow, GameFilter, GameRecord, GameRow, GameUpdate, InboxRow, MailSettlement, MoveRow, NewBot, NewConditional,
+    NewDelivery, NewGame, NewMail, NewMove, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox,
+    PlayedGame, Player, PlayerChange, PlayerEvent, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow,
+    RatingValues, Reminder, SeatRow, SettingsUpdate, Settlement, Waiting,
 };
 pub use notify::NotifyStore;
 pub use players::PlayerStore;
@@ -63,7 +65,17 @@ pub use sqlite::SqliteStore;
 /// Everything the service stores, on one backend.
 #[async_trait]
 pub trait Store:
-    PlayerStore + GameStore + ClockStore + ConditionalStore + NotifyStore + RatingStore + MailStore + Send + Sync + 'static
+    PlayerStore
+    + GameStore
+    + ClockStore
+    + ConditionalStore
+    + NotifyStore
+    + RatingStore
+    + MailStore
+    + BotStore
+    + Send
+    + Sync
+    + 'static
 {
     /// Which backend, for logs and metrics.
     fn backend(&self) -> &'static str;

@@ -8,8 +8,10 @@ use serde_json::Value;
 
 use crate::domain::{GameStatus, Seat};
 
+mod bots;
 mod ratings;
 
+pub use bots::{BotRow, NewBot};
 pub use ratings::{PlayedGame, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow, RatingValues};
 
 /// A registered player as others may see them (plus email for themselves).

@@ -5,6 +5,7 @@
 //! rather than to run. Games are read here and written through the
 //! backend's group-commit writer.
 
+mod bots;
 mod mail;
 mod ratings;
 
@@ -17,8 +18,8 @@ use super::announce::Announcement;
 use super::backend::{Affected, Backend, Decoded, Param};
 use super::rows::{SeatRecord, SEATS_OF_GAME};
 use super::{
-    sql, ClockStore, CommitStats, ConditionalStore, Credentials, DeadlineChange, EventRow, GameFilter, GameRecord,
-    GameRow, GameStore, GameUpdate, MailStore, MoveRow, NewGame, NewPlayer, NewToken, NewVacation, Player,
+    sql, BotStore, ClockStore, CommitStats, ConditionalStore, Credentials, DeadlineChange, EventRow, GameFilter,
+    GameRecord, GameRow, GameStore, GameUpdate, MailStore, MoveRow, NewGame, NewPlayer, NewToken, NewVacation, Player,
     PlayerChange, PlayerStore, RatingStore, Reminder, SeatRow, Store, StoreError, StoreResult,
 };
 use super::{DeliveryRow, NotifySettings, NotifyStore, Outbox, Settlement, Waiting};
@@ -27,7 +28,15 @@ use crate::domain::GameStatus;
 #[async_trait]
 impl<B> Store for B
 where
-    B: Backend + PlayerStore + GameStore + ClockStore + ConditionalStore + NotifyStore + RatingStore + MailStore,
+    B: Backend
+        + PlayerStore
+        + GameStore
+        + ClockStore
+        + ConditionalStore
+        + NotifyStore
+        + RatingStore
+        + MailStore
+        + BotStore,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
 {
     fn backend(&self) -> &'static str {
