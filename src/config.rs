@@ -29,6 +29,11 @@ pub struct Config {
     #[arg(long, env = "TAVOLIERE_SWEEP_INTERVAL_MS", default_value_t = 5_000,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub sweep_interval_ms: u64,
+    /// Threads the built-in bots think on, off the async runtime; 0
+    /// disables the built-in bots (this server neither creates nor plays
+    /// them). Bots also look for work every sweep interval.
+    #[arg(long, env = "TAVOLIERE_BOT_THREADS", default_value_t = 1)]
+    pub bot_threads: usize,
     /// Remind a correspondence player this many hours (of a clock day)
     /// before their deadline; 0: no reminders.
     #[arg(long, env = "TAVOLIERE_REMINDER_HOURS", default_value_t = 24)]
@@ -217,6 +222,7 @@ impl Config {
             body_limit: 64 * 1024,
             request_timeout: 30,
             sweep_interval_ms: 5_000,
+            bot_threads: 1,
             reminder_hours: 24,
             vacation_days: 30,
             ratings: RatingConfig::default(),

@@ -1,6 +1,7 @@
 //! Tavoliere: an online server for abstract board games.
 //!
 //! - [`rules`]: the games themselves, pure and synchronous.
+//! - [`bots`]: the built-in opponents' search (MCTS over the rules), pure.
 //! - [`domain`]: the vocabulary every layer speaks (seats, game statuses).
 //! - [`games`]: the games service (actions, hot games, never lose, never
 //!   double), and the sweeper that ends games lost on time.
@@ -24,6 +25,7 @@
 //!   `tavoliere loadtest`, `tavoliere ratings rebuild`).
 //! - [`loadtest`]: the load generator, a client of a running server.
 
+pub mod bots;
 pub mod cli;
 pub mod clock;
 pub mod config;
@@ -90,8 +92,11 @@ pub async fn run_with_mail(
     let metrics = Arc::new(metrics::Metrics::default());
     let hub = Arc::new(realtime::Hub::new(config.realtime.ws_channel_capacity));
     let ratings = Arc::new(ratings::Ratings::new(store.clone(), config.rating_params()));
+    // Built-in bots hear of their turns through the service's announcements.
+    let bots = games::bots::enroll(&*store, config.bot_threads).await?;
+    let (publisher, wakes) = games::bots::Wake::new(hub.clone(), &bots);
     let games = Arc::new(
-        games::Games::new(store.clone(), metrics.clone(), hub.clone())
+        games::Games::new(store.clone(), metrics.clone(), publisher)
             .with_timing(config.timing())
             .with_ratings(ratings.clone()),
     );
@@ -124,6 +129,7 @@ pub async fn run_with_mail(
     };
     let state = http::AppState {
         games: games.clone(),
+        bots: Arc::new(games::bots::Roster::new(store.clone(), bots.clone())),
         hub: hub.clone(),
         players,
         ratings,
@@ -140,7 +146,9 @@ pub async fn run_with_mail(
     let app = http::app(state, &config);
     // Background work runs beside the server and stops with it; all its
     // state is in the database, so stopping at any point loses nothing.
-    let sweeper = games::sweeper::spawn(games, tournaments, Duration::from_millis(config.sweep_interval_ms));
+    let interval = Duration::from_millis(config.sweep_interval_ms);
+    let driver = games::bots::spawn(games.clone(), bots, config.bot_threads, wakes, interval);
+    let sweeper = games::sweeper::spawn(games, tournaments, interval);
     let notifier = Arc::new(notifier).spawn();
     let shutdown = async move {
         shutdown.await;
@@ -155,7 +163,7 @@ pub async fn run_with_mail(
         }
     });
     let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
-    for task in [sweeper, notifier].into_iter().chain(mail_tasks) {
+    for task in [sweeper, notifier].into_iter().chain(driver).chain(mail_tasks) {
         task.abort();
         let _ = task.await;
     }

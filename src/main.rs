@@ -5,6 +5,7 @@ use std::io;
 use std::process::ExitCode;
 
 use clap::Parser;
+use tavoliere::cli::bots::BotsCommand;
 use tavoliere::cli::ratings::RatingsCommand;
 use tavoliere::cli::{self, Cli, Command};
 use tavoliere::Config;
@@ -36,6 +37,7 @@ fn main() -> ExitCode {
         Some(Command::Serve(config)) => serve(*config),
         Some(Command::Loadtest(options)) => loadtest(&options),
         Some(Command::Ratings(RatingsCommand::Rebuild(args))) => rebuild(&args),
+        Some(Command::Bots(BotsCommand::Duel(args))) => duel(&args),
         None => serve(cli.serve),
     }
 }
@@ -61,6 +63,27 @@ fn serve(config: Config) -> ExitCode {
         Err(e) => {
             tracing::error!("tavoliere: {e}");
             eprintln!("tavoliere: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Plays a duel of bots, printing the score after every game.
+fn duel(args: &cli::bots::DuelArgs) -> ExitCode {
+    let progress = |game: u32, duel: &cli::bots::Duel| eprintln!("after game {game}: {duel}");
+    match cli::bots::duel(args, progress) {
+        Ok(duel) => {
+            println!(
+                "{} {}: {} vs {}: {duel}",
+                args.game,
+                args.variant.as_deref().unwrap_or("standard"),
+                args.a,
+                args.b
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("tavoliere bots duel: {e}");
             ExitCode::FAILURE
         }
     }

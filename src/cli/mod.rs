@@ -1,5 +1,6 @@
 //! The command line: `tavoliere --help` documents every subcommand.
 
+pub mod bots;
 pub mod ratings;
 pub mod rules;
 
@@ -39,4 +40,9 @@ pub enum Command {
     /// differed (`--dry-run` only compares).
     #[command(subcommand)]
     Ratings(ratings::RatingsCommand),
+    /// The built-in bots: `tavoliere bots duel --game pente --a strongest
+    /// --b random --games 40` measures a level against random moves or
+    /// another level.
+    #[command(subcommand)]
+    Bots(bots::BotsCommand),
 }

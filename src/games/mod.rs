@@ -21,8 +21,11 @@
 //!   source of truth and the cache is dropped whenever it might be stale.
 //! - Conditional moves ([`conditional`]): a player's tree of replies,
 //!   played by the service in the same transaction as the move they answer.
+//! - Built-in bots ([`bots`]): accounts the service plays itself, through
+//!   the same actions as any player.
 //! - Refusals are [`GameError`]s, which know nothing of HTTP.
 
+pub mod bots;
 mod chat;
 mod commit;
 pub mod conditional;

@@ -8,7 +8,7 @@ use axum::Router;
 use utoipa::OpenApi;
 
 use super::error::Result;
-use super::{conditional, correspondence, games, players, ratings, realtime, rules, tournaments, AppState, Json};
+use super::{bots, conditional, correspondence, games, players, ratings, realtime, rules, tournaments, AppState, Json};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -22,6 +22,7 @@ use super::{conditional, correspondence, games, players, ratings, realtime, rule
         ratings::leaderboard, ratings::history,
         tournaments::create, tournaments::list, tournaments::show, tournaments::join, tournaments::leave,
         tournaments::start,
+        bots::list,
         conditional::set, conditional::show, conditional::clear,
         correspondence::vacation, correspondence::end_vacation, correspondence::deliveries,
         realtime::chat, realtime::events,

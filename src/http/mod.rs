@@ -5,6 +5,7 @@
 //! [`error::Error`], which `error.rs` renders.
 
 mod auth;
+mod bots;
 mod conditional;
 mod correspondence;
 pub mod error;
@@ -45,6 +46,8 @@ use crate::tournaments::Tournaments;
 #[derive(Clone)]
 pub struct AppState {
     pub games: Arc<Games>,
+    /// The built-in bots this server plays.
+    pub bots: Arc<crate::games::bots::Roster>,
     /// Live subscriptions: sockets and event streams follow games here.
     pub hub: Arc<crate::realtime::Hub>,
     pub players: Arc<Players>,
@@ -61,6 +64,7 @@ pub fn app(state: AppState, config: &Config) -> Router {
     let timeout = Duration::from_secs(config.request_timeout.max(1));
     let api = Router::new()
         .merge(players::router())
+        .merge(bots::router())
         .merge(ratings::router())
         .merge(tournaments::router())
         .merge(correspondence::router())

@@ -245,6 +245,11 @@ impl Focus {
             .collect()
     }
 
+    /// The stacks `seat` commands (its piece on top).
+    pub fn commanded(&self, seat: Seat) -> Bitboard {
+        self.commands[seat as usize & 3]
+    }
+
     pub fn reserve(&self, seat: Seat) -> u8 {
         self.reserve[seat as usize & 3]
     }

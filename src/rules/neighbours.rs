@@ -140,6 +140,11 @@ impl Neighbours {
         }
     }
 
+    /// The squares of `seat`'s pieces.
+    pub fn pieces(&self, seat: Seat) -> Bitboard {
+        self.pieces[seat as usize & 1]
+    }
+
     pub fn piece_at(&self, square: Square) -> Option<Seat> {
         (0..2).find(|&seat| self.pieces[seat as usize].contains(square))
     }

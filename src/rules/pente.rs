@@ -91,6 +91,14 @@ impl Point {
         Point { file, rank }
     }
 
+    pub fn file(self) -> u8 {
+        self.file
+    }
+
+    pub fn rank(self) -> u8 {
+        self.rank
+    }
+
     fn on_board(self) -> bool {
         self.file < SIZE && self.rank < SIZE
     }
@@ -372,6 +380,16 @@ impl Pente {
 
     pub fn variant(&self) -> Variant {
         self.variant
+    }
+
+    /// Enemy stones `seat` has captured.
+    pub fn captured(&self, seat: Seat) -> u32 {
+        self.captured[seat as usize & 1]
+    }
+
+    /// `seat`'s Pente± score.
+    pub fn score(&self, seat: Seat) -> u8 {
+        self.score[seat as usize & 1]
     }
 
     /// What stands on a point: a seat's stone, a neutral stone (`Some(None)`),

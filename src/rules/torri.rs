@@ -166,6 +166,11 @@ impl Torri {
         height(self.stacks[square.index()])
     }
 
+    /// The stacks `seat` commands (its piece on top).
+    pub fn commanded(&self, seat: Seat) -> Bitboard {
+        self.commands(seat)
+    }
+
     fn put(&mut self, square: Square, seat: Seat) {
         self.stacks[square.index()] = stack_on(self.stacks[square.index()], seat as u64 & 1, 1);
         self.occupied.set(square);

@@ -21,6 +21,7 @@
 
 pub mod announce;
 mod backend;
+pub mod bots;
 mod clocks;
 mod conditionals;
 mod error;
@@ -42,6 +43,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
+pub use bots::BotStore;
 pub use clocks::ClockStore;
 pub use conditionals::ConditionalStore;
 pub use error::{StoreError, StoreResult};
@@ -53,11 +55,11 @@ pub use model::{
     TournamentFormat, TournamentRecord, TournamentRow, TournamentStatus, TournamentStep,
 };
 pub use model::{
-    ConditionalRow, ConditionalTrees, ConditionalWrite, Credentials, DeadlineChange, DeliveryRow, Event, EventRow,
-    GameFilter, GameRecord, GameRow, GameUpdate, InboxRow, MailSettlement, MoveRow, NewConditional, NewDelivery,
-    NewGame, NewMail, NewMove, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox, PlayedGame,
-    Player, PlayerChange, PlayerEvent, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow, RatingValues,
-    Reminder, SeatRow, SettingsUpdate, Settlement, Waiting,
+    BotRow, ConditionalRow, ConditionalTrees, ConditionalWrite, Credentials, DeadlineChange, DeliveryRow, Event,
+    EventRow, GameFilter, GameRecord, GameRow, GameUpdate, InboxRow, MailSettlement, MoveRow, NewBot, NewConditional,
+    NewDelivery, NewGame, NewMail, NewMove, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox,
+    PlayedGame, Player, PlayerChange, PlayerEvent, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow,
+    RatingValues, Reminder, SeatRow, SettingsUpdate, Settlement, Waiting,
 };
 pub use notify::NotifyStore;
 pub use players::PlayerStore;
@@ -77,6 +79,7 @@ pub trait Store:
     + RatingStore
     + MailStore
     + TournamentStore
+    + BotStore
     + Send
     + Sync
     + 'static

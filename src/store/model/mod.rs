@@ -8,9 +8,11 @@ use serde_json::Value;
 
 use crate::domain::{GameStatus, Seat};
 
+mod bots;
 mod ratings;
 mod tournaments;
 
+pub use bots::{BotRow, NewBot};
 pub use ratings::{PlayedGame, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow, RatingValues};
 pub use tournaments::{
     BadTournamentKind, EntrantChange, EntrantRow, Entry, NewPairing, NewTournament, PairingRow, TournamentFilter,

@@ -5,6 +5,7 @@
 //! rather than to run. Games are read here and written through the
 //! backend's group-commit writer.
 
+mod bots;
 mod mail;
 mod ratings;
 mod tournaments;
@@ -18,8 +19,8 @@ use super::announce::Announcement;
 use super::backend::{Affected, Backend, Decoded, Param};
 use super::rows::{SeatRecord, SEATS_OF_GAME};
 use super::{
-    sql, ClockStore, CommitStats, ConditionalStore, Credentials, DeadlineChange, EventRow, GameFilter, GameRecord,
-    GameRow, GameStore, GameUpdate, MailStore, MoveRow, NewGame, NewPlayer, NewToken, NewVacation, Player,
+    sql, BotStore, ClockStore, CommitStats, ConditionalStore, Credentials, DeadlineChange, EventRow, GameFilter,
+    GameRecord, GameRow, GameStore, GameUpdate, MailStore, MoveRow, NewGame, NewPlayer, NewToken, NewVacation, Player,
     PlayerChange, PlayerStore, RatingStore, Reminder, SeatRow, Store, StoreError, StoreResult, TournamentStore,
 };
 use super::{DeliveryRow, NotifySettings, NotifyStore, Outbox, Settlement, Waiting};
@@ -36,7 +37,8 @@ where
         + NotifyStore
         + RatingStore
         + MailStore
-        + TournamentStore,
+        + TournamentStore
+        + BotStore,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
 {
     fn backend(&self) -> &'static str {

@@ -1,0 +1,110 @@
+use super::*;
+use crate::rules::catalogue::GAMES;
+
+fn pente(moves: &[&str]) -> AnyGame {
+    AnyGame::replay("pente", None, moves).expect("a legal line")
+}
+
+#[test]
+fn takes_a_pente_win_in_one() {
+    // White has k10–k13, k9 is black's: k14 wins at once.
+    let game = pente(&["k10", "k9", "k11", "a1", "k12", "a3", "k13", "a5"]);
+    for level in [Level::Intermediate, Level::Strongest] {
+        assert_eq!(choose(&game, level, 1).as_deref(), Some("k14"), "{level}");
+    }
+}
+
+#[test]
+fn blocks_a_pente_four() {
+    let game = pente(&["k10", "k9", "k11", "a1", "k12", "a3", "k13"]);
+    for seed in 0..3 {
+        assert_eq!(choose(&game, Level::Intermediate, seed).as_deref(), Some("k14"));
+    }
+}
+
+#[test]
+fn blocks_a_gravity_three() {
+    // Yellow has a1 b1 c1 along the bottom edge; d1 would make four. A piece
+    // entered on d1 stays on the edge, so red must take d1 itself.
+    let game = AnyGame::replay("gravity", None, &["a1", "h8", "b1", "h7", "c1"]).expect("legal");
+    let answer = choose(&game, Level::Intermediate, 5).expect("a move");
+    let mut after = game.clone();
+    after.play(&answer).expect("legal");
+    let mut yellow = after.clone();
+    assert!(
+        yellow.play("d1").is_err() || !yellow.outcome().is_some_and(|o| o.winners.contains(0)),
+        "{answer} lets yellow win on d1"
+    );
+}
+
+#[test]
+fn the_same_seed_gives_the_same_move() {
+    for slug in ["focus", "torri", "huntsmen"] {
+        let game = AnyGame::new(slug, None).expect("known");
+        let first = choose(&game, Level::Intermediate, 42);
+        assert!(first.is_some());
+        assert_eq!(first, choose(&game, Level::Intermediate, 42), "{slug}");
+    }
+}
+
+#[test]
+fn a_search_runs_exactly_its_budget() {
+    let game = crate::rules::focus::Focus::new(crate::rules::focus::Variant::NoSwap, crate::rules::focus::Limit::Five);
+    let moves = search::candidates(&game);
+    let mut rng = Rng::new(3);
+    let searched = search::search(&game, moves, 250, &mut rng);
+    assert!(searched.best.is_some());
+    assert_eq!(searched.playouts, 250);
+}
+
+#[test]
+fn a_finished_game_has_no_move() {
+    let mut game = AnyGame::new("gravity", None).expect("known");
+    while let Some(m) = random(&game, game.ply() as u64) {
+        game.play(&m).expect("legal");
+    }
+    assert_eq!(choose(&game, Level::Strongest, 1), None);
+}
+
+/// Random play against these levels can drag a game of this family out
+/// past any limit: Torri at both levels, five-limit Focus against the
+/// beginner (whose 60 playouts are fewer than Focus's moves). Those games
+/// stop after 300 plies: a limit of the test, not of the bot.
+fn may_wander(game: &str, level: Level) -> bool {
+    game == "torri" || (game == "focus" && level == Level::Beginner)
+}
+
+/// Every variant: a whole game of each of the two lighter levels against
+/// random moves ends, every move legal.
+#[test]
+fn every_variant_plays_to_the_end() {
+    for game in GAMES {
+        for variant in game.variants {
+            for (i, level) in [Level::Beginner, Level::Intermediate].into_iter().enumerate() {
+                let wanders = may_wander(game.slug, level);
+                let limit = if wanders { 300 } else { 3000 };
+                let mut position = (variant.start)();
+                let seats = variant.seats.len();
+                let bot_seat = i % seats;
+                while !position.is_finished() && position.ply() < limit {
+                    let seed = position.ply() as u64;
+                    let to_move = position.to_move().expect("a seat to move") as usize;
+                    let m = if to_move == bot_seat {
+                        choose(&position, level, seed)
+                    } else {
+                        random(&position, seed)
+                    }
+                    .expect("an unfinished game has a move");
+                    position
+                        .play(&m)
+                        .unwrap_or_else(|e| panic!("{} {m}: {e}", position.id()));
+                }
+                assert!(
+                    position.is_finished() || wanders,
+                    "{} did not end against {level}",
+                    position.id()
+                );
+            }
+        }
+    }
+}

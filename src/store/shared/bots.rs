@@ -1,0 +1,68 @@
+//! [`BotStore`] for every backend: statements both databases run as they
+//! are.
+
+use async_trait::async_trait;
+use sqlx::{Database, Executor, IntoArguments};
+
+use super::super::backend::{Backend, Decoded, Param};
+use super::super::bots::NO_PASSWORD;
+use super::super::{BotRow, BotStore, NewBot, Player, StoreError, StoreResult};
+use super::PLAYER;
+
+#[async_trait]
+impl<B> BotStore for B
+where
+    B: Backend,
+    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
+    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
+    for<'q> &'q str: Param<'q, B::DB>,
+    for<'q> i64: Param<'q, B::DB>,
+    Player: Decoded<B::DB>,
+    BotRow: Decoded<B::DB>,
+{
+    async fn ensure_bot(&self, bot: NewBot) -> StoreResult<Option<Player>> {
+        {
+            let _turn = self.write_turn().await;
+            let mut tx = self.pool().begin().await?;
+            sqlx::query(
+                "INSERT INTO players (name, name_key, email, password_hash, created_at) \
+                 VALUES ($1, $2, NULL, $3, $4) ON CONFLICT (name_key) DO NOTHING",
+            )
+            .bind(bot.name.as_str())
+            .bind(bot.name_key.as_str())
+            .bind(NO_PASSWORD)
+            .bind(bot.now)
+            .execute(&mut *tx)
+            .await
+            .map_err(StoreError::from_write)?;
+            // Only an account nobody can sign in to becomes a bot.
+            sqlx::query(
+                "INSERT INTO bots (player_id, level, created_at) \
+                 SELECT id, $2, $3 FROM players WHERE name_key = $1 AND password_hash = $4 \
+                 ON CONFLICT (player_id) DO UPDATE SET level = excluded.level",
+            )
+            .bind(bot.name_key.as_str())
+            .bind(bot.level.as_str())
+            .bind(bot.now)
+            .bind(NO_PASSWORD)
+            .execute(&mut *tx)
+            .await
+            .map_err(StoreError::from_write)?;
+            tx.commit().await.map_err(StoreError::from_write)?;
+        }
+        let query = format!("{PLAYER} WHERE name_key = $1 AND id IN (SELECT player_id FROM bots)");
+        Ok(sqlx::query_as(&query)
+            .bind(bot.name_key.as_str())
+            .fetch_optional(self.pool())
+            .await?)
+    }
+
+    async fn bots(&self) -> StoreResult<Vec<BotRow>> {
+        Ok(sqlx::query_as(
+            "SELECT b.player_id, p.name, b.level FROM bots b JOIN players p ON p.id = b.player_id \
+             ORDER BY b.player_id",
+        )
+        .fetch_all(self.pool())
+        .await?)
+    }
+}
