@@ -30,6 +30,7 @@ pub mod decide;
 mod error;
 mod events;
 mod hot;
+mod limits;
 mod offers;
 mod play;
 mod publish;
@@ -46,6 +47,7 @@ pub use chat::Room;
 pub use commit::Progress;
 pub use error::{GameError, GameResult, OfferKind};
 pub use events::{ClearedBecause, Ending, GameEvent, MoveEvent, PlayerNotice, RatingShift};
+pub use limits::GameLimits;
 pub use publish::{NoSubscribers, Publisher};
 pub use reads::{Lobby, LobbyPage};
 
@@ -124,6 +126,7 @@ pub struct Games {
     hot: hot::HotGames,
     timing: Timing,
     ratings: Arc<Ratings>,
+    limits: limits::Limiter,
 }
 
 impl Games {
@@ -136,7 +139,14 @@ impl Games {
             hot: hot::HotGames::default(),
             timing: Timing::default(),
             ratings: Arc::new(Ratings::new(store, crate::ratings::Params::default())),
+            limits: limits::Limiter::new(GameLimits::default()),
         }
+    }
+
+    /// The same service with other per-player limits.
+    pub fn with_limits(mut self, limits: GameLimits) -> Games {
+        self.limits = limits::Limiter::new(limits);
+        self
     }
 
     /// The same service rating games through `ratings`.
