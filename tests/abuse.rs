@@ -3,8 +3,8 @@
 //! address, guessable passwords, slow and oversized requests, connections
 //! per address, writes per player on HTTP and WebSocket (mail: in
 //! `tests/mail.rs`), open games and invitations, the dummy hash for
-//! unknown names, webhook URLs, the email change, the web client's
-//! security headers.
+//! unknown names, webhook URLs, the web client's security headers (the
+//! email change needing the current password: in `tests/server.rs`).
 
 mod common;
 
@@ -464,36 +464,6 @@ async fn webhook_urls_are_normalised_before_the_check() {
         .await;
     assert_eq!(s, StatusCode::OK, "{b}");
     assert_eq!(b["webhook_url"], "https://hooks.example.com/in", "{b}");
-    common::teardown(database, server).await;
-}
-
-#[tokio::test]
-async fn changing_the_email_needs_the_current_password() {
-    let (database, server) = guarded(|_| {}).await;
-    let alice = server.register("alice").await;
-    let (s, b) = server
-        .patch("/players/me", Some(&alice), json!({ "email": "thief@example.org" }))
-        .await;
-    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "current_password");
-    let (s, b) = server
-        .patch(
-            "/players/me",
-            Some(&alice),
-            json!({ "email": "thief@example.org", "current_password": "wrong horse" }),
-        )
-        .await;
-    assert_error(s, &b, StatusCode::FORBIDDEN, "wrong_password");
-    let (_, me) = server.get("/players/me", Some(&alice)).await;
-    assert!(me["email"].is_null(), "{me}");
-    let (s, b) = server
-        .patch(
-            "/players/me",
-            Some(&alice),
-            json!({ "email": "alice@example.org", "current_password": PASSWORD }),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{b}");
-    assert_eq!(b["email"], "alice@example.org");
     common::teardown(database, server).await;
 }
 

@@ -1091,21 +1091,24 @@ async fn sessions_end_on_sign_out_and_on_a_new_password() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_new_password_needs_the_current_one() {
+async fn a_new_password_or_email_needs_the_current_one() {
     let (database, server) = setup().await;
     let alice = server.register("alice").await;
-    let (s, b) = server
-        .patch("/players/me", Some(&alice), json!({ "password": "battery staple" }))
-        .await;
-    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "current_password");
-    let (s, b) = server
-        .patch(
-            "/players/me",
-            Some(&alice),
-            json!({ "password": "battery staple", "current_password": "wrong horse" }),
-        )
-        .await;
-    assert_error(s, &b, StatusCode::FORBIDDEN, "wrong_password");
+    // A stolen token cannot take the account over: neither the password
+    // nor the address that password resets and notifications go to.
+    for change in [
+        json!({ "password": "battery staple" }),
+        json!({ "email": "thief@example.org" }),
+    ] {
+        let (s, b) = server.patch("/players/me", Some(&alice), change.clone()).await;
+        assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "current_password");
+        let mut wrong = change;
+        wrong["current_password"] = json!("wrong horse");
+        let (s, b) = server.patch("/players/me", Some(&alice), wrong).await;
+        assert_error(s, &b, StatusCode::FORBIDDEN, "wrong_password");
+    }
+    let (_, me) = server.get("/players/me", Some(&alice)).await;
+    assert!(me["email"].is_null(), "{me}");
     // Neither changed it: the old password signs in, the new one does not.
     for (password, expected) in [
         ("correct horse", StatusCode::CREATED),
