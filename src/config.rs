@@ -49,6 +49,8 @@ pub struct Config {
     pub realtime: RealtimeConfig,
     #[command(flatten)]
     pub mail: crate::mail::MailConfig,
+    #[command(flatten)]
+    pub limits: LimitsConfig,
 }
 
 impl Config {
@@ -61,6 +63,7 @@ impl Config {
             webhook_allow_private: self.notify.webhook_allow_private,
             mail_domain: None,
             email_enabled: false,
+            limits: self.limits.accounts(),
         }
     }
 
@@ -164,6 +167,98 @@ fn positive(s: &str) -> Result<f64, NotPositive> {
     }
 }
 
+/// The abuse limits a public server needs (README, "Security"). Rates of
+/// zero turn a limit off.
+#[derive(Clone, Debug, Args)]
+pub struct LimitsConfig {
+    /// Seconds a client has to send a request's headers before its
+    /// connection is closed (slow clients holding connections open).
+    #[arg(long, env = "TAVOLIERE_HEADER_READ_TIMEOUT", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_read_timeout: u64,
+    /// Connections one client address (an IPv6 /64) may hold open at once;
+    /// more are closed as they arrive.
+    #[arg(long, env = "TAVOLIERE_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections_per_address: u32,
+    /// A header naming the client's address, set by a reverse proxy in
+    /// front (e.g. `X-Forwarded-For`, whose last address counts). Only set
+    /// it behind such a proxy: clients can send any header.
+    #[arg(long, env = "TAVOLIERE_CLIENT_ADDRESS_HEADER")]
+    pub client_address_header: Option<String>,
+    /// Failed sign-ins (per account, and per client address) before each
+    /// further attempt waits: 1 s, then doubling.
+    #[arg(long, env = "TAVOLIERE_LOGIN_FREE_FAILURES", default_value_t = 5)]
+    pub login_free_failures: u32,
+    /// The longest wait after failed sign-ins, in seconds. Clients that
+    /// signed in to the account before are not held back by failures from
+    /// elsewhere.
+    #[arg(long, env = "TAVOLIERE_LOGIN_MAX_WAIT", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub login_max_wait: u64,
+    /// Registrations one client address may make per hour (and at once).
+    #[arg(long, env = "TAVOLIERE_REGISTRATIONS_PER_HOUR", default_value_t = 10)]
+    pub registrations_per_hour: u32,
+    /// Writes (moves, chat, offers, new games, joins…) a player may make
+    /// per second, sustained, whatever the door: HTTP, WebSocket or mail.
+    #[arg(long, env = "TAVOLIERE_WRITE_RATE", default_value_t = 5)]
+    pub write_rate: u32,
+    /// Writes a player may make in a burst.
+    #[arg(long, env = "TAVOLIERE_WRITE_BURST", default_value_t = 30)]
+    pub write_burst: u32,
+    /// Games a player may have created that still wait for players.
+    #[arg(long, env = "TAVOLIERE_MAX_OPEN_GAMES", default_value_t = 20)]
+    pub max_open_games: u32,
+    /// Invitations a player may have pending (invited players who have not
+    /// joined or declined yet) across their games.
+    #[arg(long, env = "TAVOLIERE_MAX_OPEN_INVITATIONS", default_value_t = 30)]
+    pub max_open_invitations: u32,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> LimitsConfig {
+        LimitsConfig {
+            header_read_timeout: 10,
+            max_connections_per_address: 256,
+            client_address_header: None,
+            login_free_failures: 5,
+            login_max_wait: 300,
+            registrations_per_hour: 10,
+            write_rate: 5,
+            write_burst: 30,
+            max_open_games: 20,
+            max_open_invitations: 30,
+        }
+    }
+}
+
+impl LimitsConfig {
+    /// The players service's part: sign-in back-off, registrations.
+    pub fn accounts(&self) -> crate::players::AccountLimits {
+        crate::players::AccountLimits {
+            sign_in: crate::limits::Backoff {
+                free: self.login_free_failures,
+                base: std::time::Duration::from_secs(1),
+                max: std::time::Duration::from_secs(self.login_max_wait),
+            },
+            registrations: crate::limits::Rate::per_hour(
+                f64::from(self.registrations_per_hour),
+                self.registrations_per_hour,
+            ),
+        }
+    }
+
+    /// The games service's part: writes per player, open games and
+    /// invitations.
+    pub fn games(&self) -> crate::games::GameLimits {
+        crate::games::GameLimits {
+            writes: crate::limits::Rate::per_second(f64::from(self.write_rate), self.write_burst),
+            open_games: self.max_open_games,
+            open_invitations: self.max_open_invitations,
+        }
+    }
+}
+
 /// Limits and intervals of the WebSocket and the live event streams.
 #[derive(Clone, Debug, Args)]
 pub struct RealtimeConfig {
@@ -229,6 +324,7 @@ impl Config {
             notify: crate::notify::NotifyConfig::default(),
             realtime: RealtimeConfig::default(),
             mail: crate::mail::MailConfig::default(),
+            limits: LimitsConfig::default(),
         }
     }
 }

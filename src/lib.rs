@@ -12,6 +12,7 @@
 //!   statistics, and the rebuild of every rating from the stored games.
 //! - [`tournaments`]: round robins, Swiss tournaments and leagues: pairing,
 //!   standings, and the step each game's end carries into its commit.
+//! - [`limits`]: abuse limits, pure: token buckets and failure back-off.
 //! - [`health`]: whether the database answers, for `/healthz` and `/metrics`.
 //! - [`store`]: storage, one trait and one implementation per database.
 //! - [`clock`]: time controls: deadlines, banks, vacations, pure arithmetic.
@@ -23,6 +24,7 @@
 //!   commands.
 //! - [`cli`]: the command-line doors (`tavoliere rules`, `tavoliere serve`,
 //!   `tavoliere loadtest`, `tavoliere ratings rebuild`).
+//! - [`serve`]: the serve loop (header deadlines, connections per address).
 //! - [`loadtest`]: the load generator, a client of a running server.
 
 pub mod bots;
@@ -33,6 +35,7 @@ pub mod domain;
 pub mod games;
 pub mod health;
 pub mod http;
+pub mod limits;
 pub mod loadtest;
 pub mod mail;
 pub mod metrics;
@@ -41,6 +44,7 @@ pub mod players;
 pub mod ratings;
 pub mod realtime;
 pub mod rules;
+pub mod serve;
 pub mod store;
 pub mod tournaments;
 pub mod views;
@@ -98,7 +102,8 @@ pub async fn run_with_mail(
     let games = Arc::new(
         games::Games::new(store.clone(), metrics.clone(), publisher)
             .with_timing(config.timing())
-            .with_ratings(ratings.clone()),
+            .with_ratings(ratings.clone())
+            .with_limits(config.limits.games()),
     );
     let mut notifier = notify::Notifier::new(store.clone(), games.clone(), config.notify.clone(), hub.clone())?;
     let mut players_config = config.players();
@@ -113,7 +118,8 @@ pub async fn run_with_mail(
         }
         None => None,
     };
-    let players = Arc::new(players::Players::new(store.clone(), games.clone(), players_config));
+    let players =
+        Arc::new(players::Players::new(store.clone(), games.clone(), players_config).with_metrics(metrics.clone()));
     let tournaments = Arc::new(tournaments::Tournaments::new(store.clone(), games.clone()));
     let mail_tasks = match (mail, addresses) {
         (Some(listener), Some(addresses)) => {
@@ -137,12 +143,19 @@ pub async fn run_with_mail(
         health: Arc::new(health::Health::new(store.clone())),
         metrics,
         realtime: Arc::new(config.realtime.clone()),
+        client_address_header: config
+            .limits
+            .client_address_header
+            .as_deref()
+            .map(axum::http::HeaderName::try_from)
+            .transpose()?,
     };
     tracing::info!(address = %listener.local_addr()?, backend = store.backend(), "serving");
     // Other processes' changes, where the database announces them.
     let relay = store
         .announcements()
         .map(|announcements| realtime::relay::spawn(store.clone(), hub.clone(), announcements));
+    let state_metrics = state.metrics.clone();
     let app = http::app(state, &config);
     // Background work runs beside the server and stops with it; all its
     // state is in the database, so stopping at any point loses nothing.
@@ -155,14 +168,11 @@ pub async fn run_with_mail(
         // Live sockets and event streams would keep a graceful shutdown waiting.
         hub.close();
     };
-    // Small frames (a WebSocket ack right after an event frame) must not
-    // wait for the peer's delayed ACK: Nagle's algorithm off.
-    let listener = axum::serve::ListenerExt::tap_io(listener, |stream: &mut tokio::net::TcpStream| {
-        if let Err(e) = stream.set_nodelay(true) {
-            tracing::debug!("cannot set TCP_NODELAY: {e}");
-        }
-    });
-    let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
+    let limits = serve::ServeLimits {
+        header_read_timeout: Duration::from_secs(config.limits.header_read_timeout),
+        connections_per_address: config.limits.max_connections_per_address,
+    };
+    let served = serve::serve(listener, app, limits, state_metrics, shutdown).await;
     for task in [sweeper, notifier].into_iter().chain(driver).chain(mail_tasks) {
         task.abort();
         let _ = task.await;

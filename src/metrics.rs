@@ -65,6 +65,9 @@ pub struct Metrics {
     move_seconds: Histogram,
     games_created: AtomicU64,
     write_conflicts: AtomicU64,
+    password_checks: AtomicU64,
+    /// Limit (`sign_in`, `register`, `writes`, `connections`) → refusals.
+    limited: Mutex<BTreeMap<&'static str, u64>>,
 }
 
 impl Metrics {
@@ -88,6 +91,22 @@ impl Metrics {
 
     pub fn count_conflict(&self) {
         self.write_conflicts.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A password checked against a hash (a stored one or, for an unknown
+    /// name, the dummy).
+    pub fn count_password_check(&self) {
+        self.password_checks.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A request refused by one of the abuse limits.
+    pub fn count_limited(&self, limit: &'static str) {
+        *self
+            .limited
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(limit)
+            .or_default() += 1;
     }
 
     /// The metrics text; `commits` are the store's group-commit counters.
@@ -130,6 +149,17 @@ impl Metrics {
             "Game writes that lost a race and were decided again.",
             self.write_conflicts.load(Ordering::Relaxed),
         );
+        counter(
+            &mut out,
+            "tavoliere_password_checks_total",
+            "Sign-in passwords checked against a hash (unknown names against a dummy).",
+            self.password_checks.load(Ordering::Relaxed),
+        );
+        out.push_str("# HELP tavoliere_limited_total Requests refused by an abuse limit, by limit.\n");
+        out.push_str("# TYPE tavoliere_limited_total counter\n");
+        for (limit, count) in self.limited.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+            let _ = writeln!(out, "tavoliere_limited_total{{limit=\"{limit}\"}} {count}");
+        }
         out.push_str("# HELP tavoliere_move_duration_seconds From a move's arrival to its commit.\n");
         out.push_str("# TYPE tavoliere_move_duration_seconds histogram\n");
         self.move_seconds

@@ -254,6 +254,11 @@ impl ServerProcess {
         let child = Command::new(env!("CARGO_BIN_EXE_tavoliere"))
             .args(["--listen", &format!("127.0.0.1:{port}"), "--database-url", database_url])
             .args(["--log", "warn"])
+            // A load test is one address making many players write fast:
+            // the abuse limits off, as a load-testing operator would.
+            .args(["--registrations-per-hour", "0", "--write-rate", "0"])
+            .args(["--max-open-games", "1000000", "--max-open-invitations", "1000000"])
+            .args(["--max-connections-per-address", "1000000"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

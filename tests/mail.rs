@@ -729,3 +729,30 @@ async fn queued_lines_are_conditional_moves_played_for_the_player() {
     );
     w.end().await;
 }
+
+/// The per-player write limit holds by mail as on HTTP and WebSocket: a
+/// mail of more chat lines than the burst gets the rest refused.
+#[tokio::test]
+async fn a_players_writes_are_limited_by_mail_too() {
+    let database = Database::new().await;
+    let (port, received) = smtp_receiver().await;
+    let config = mail_config(&database, port);
+    let w = World::on(TestServer::start_guarded_with_mail(config).await, database, received);
+    let (game, _alice, bob) = started(&w).await;
+    let bob_address = w.mail_address(&bob).await;
+    let body: String = (0..45).map(|i| format!("chat {game} line {i}\n")).collect();
+    let (_, id) = w.send("bob", &bob_address, "chatty", &body).await;
+    let reply = w.reply("bob", &id).await;
+    assert!(
+        reply.body.contains("Refused: too many actions; try again in"),
+        "{}",
+        reply.body
+    );
+    let (_, events) = w.server.get(&format!("/games/{game}/events"), None).await;
+    let chats = events["events"]
+        .as_array()
+        .map(|e| e.iter().filter(|e| e["kind"] == "chat").count())
+        .unwrap_or_default();
+    assert!((29..45).contains(&chats), "{chats} chats stored");
+    w.end().await;
+}

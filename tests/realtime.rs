@@ -568,9 +568,10 @@ async fn too_many_messages_are_rate_limited_and_too_large_ones_refused() {
     assert_eq!(frame["code"], "message_too_large", "{frame}");
     socket.send(json!({ "type": "ping", "id": "ok" })).await;
     assert_eq!(socket.next().await["type"], "pong");
-    // Four times the limit is a protocol violation: the socket closes.
+    // Four times the limit is a protocol violation: the socket closes
+    // with 1009 (message too big), as PROTOCOL.md says, not a reset.
     socket.send(json!({ "type": "ping", "id": "x".repeat(1100) })).await;
-    assert!(socket.closed_within(PATIENCE).await);
+    assert_eq!(socket.close_code().await, Some(1009));
     teardown(database, server).await;
 }
 

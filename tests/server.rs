@@ -472,7 +472,11 @@ async fn nobody_acts_for_another_or_reads_their_private_games() {
     let (_, me) = server.get("/players/me", Some(&alice)).await;
     assert_eq!(me["name"], "alice");
     let (s, b) = server
-        .patch("/players/me", Some(&alice), json!({ "email": "alice@example.org" }))
+        .patch(
+            "/players/me",
+            Some(&alice),
+            json!({ "email": "alice@example.org", "current_password": "correct horse" }),
+        )
         .await;
     assert_eq!(s, StatusCode::OK, "{b}");
     assert_eq!(b["email"], "alice@example.org");
@@ -744,6 +748,24 @@ async fn catalogue_analysis_health_metrics_and_openapi() {
     ] {
         assert!(paths.contains_key(path), "{path} is documented");
     }
+    // Query parameters are declared in the query, optional; path
+    // parameters in the path, required.
+    let mut queries = 0;
+    for (path, operations) in paths {
+        for (method, operation) in operations.as_object().unwrap() {
+            for parameter in operation["parameters"].as_array().into_iter().flatten() {
+                let name = parameter["name"].as_str().unwrap_or_default();
+                let in_path = path.contains(&format!("{{{name}}}"));
+                let expected = if in_path { "path" } else { "query" };
+                assert_eq!(parameter["in"], expected, "{method} {path} {name}: {parameter}");
+                if !in_path {
+                    queries += 1;
+                    assert_ne!(parameter["required"], true, "{method} {path} {name}: {parameter}");
+                }
+            }
+        }
+    }
+    assert!(queries >= 10, "{queries} query parameters documented");
     teardown(database, server).await;
 }
 
@@ -1069,21 +1091,24 @@ async fn sessions_end_on_sign_out_and_on_a_new_password() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_new_password_needs_the_current_one() {
+async fn a_new_password_or_email_needs_the_current_one() {
     let (database, server) = setup().await;
     let alice = server.register("alice").await;
-    let (s, b) = server
-        .patch("/players/me", Some(&alice), json!({ "password": "battery staple" }))
-        .await;
-    assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "current_password");
-    let (s, b) = server
-        .patch(
-            "/players/me",
-            Some(&alice),
-            json!({ "password": "battery staple", "current_password": "wrong horse" }),
-        )
-        .await;
-    assert_error(s, &b, StatusCode::FORBIDDEN, "wrong_password");
+    // A stolen token cannot take the account over: neither the password
+    // nor the address that password resets and notifications go to.
+    for change in [
+        json!({ "password": "battery staple" }),
+        json!({ "email": "thief@example.org" }),
+    ] {
+        let (s, b) = server.patch("/players/me", Some(&alice), change.clone()).await;
+        assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "current_password");
+        let mut wrong = change;
+        wrong["current_password"] = json!("wrong horse");
+        let (s, b) = server.patch("/players/me", Some(&alice), wrong).await;
+        assert_error(s, &b, StatusCode::FORBIDDEN, "wrong_password");
+    }
+    let (_, me) = server.get("/players/me", Some(&alice)).await;
+    assert!(me["email"].is_null(), "{me}");
     // Neither changed it: the old password signs in, the new one does not.
     for (password, expected) in [
         ("correct horse", StatusCode::CREATED),

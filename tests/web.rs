@@ -414,6 +414,7 @@ async fn two_players_play_in_headless_chromium() {
     let offered = alice.eval("!!document.querySelector('#notifications')").await;
     assert_eq!(offered.as_bool(), Some(me.get("notify").is_some()), "{me}");
     alice.fill("#settings-email", "alice@example.com").await;
+    alice.fill("#settings-current-password", "correct horse battery").await;
     alice.click("#account button[type=submit]").await;
     alice
         .wait(

@@ -353,17 +353,21 @@ async function settingsPage() {
   const me = await api("GET", "/players/me");
   const message = h("div", { id: "settings-message" });
   const email = h("input", { id: "settings-email", type: "email", value: me.email || "" });
+  // A new email needs the current password (a stolen token cannot take
+  // the account over).
+  const current = h("input", { id: "settings-current-password", type: "password", autocomplete: "current-password", required: true, maxlength: 128 });
   const sections = [h("h1", {}, "Settings"), message,
     h("form", {
       class: "card", id: "account",
       onsubmit: async (e) => {
         e.preventDefault();
         try {
-          await api("PATCH", "/players/me", { email: email.value.trim() || null });
+          await api("PATCH", "/players/me", { email: email.value.trim() || null, current_password: current.value });
+          current.value = "";
           flash(message, "Email saved.", "ok");
         } catch (err) { flash(message, errorText(err)); }
       },
-    }, h("h2", {}, "Account"), h("p", {}, `Signed in as ${me.name}.`), h("label", {}, "Email ", email), h("button", { type: "submit" }, "Save email"))];
+    }, h("h2", {}, "Account"), h("p", {}, `Signed in as ${me.name}.`), h("label", {}, "Email ", email), h("label", {}, "Current password ", current), h("button", { type: "submit" }, "Save email"))];
   if (me.notify && typeof me.notify === "object") {
     // The server keeps notification preferences: offer them. Email only
     // where it can arrive: the server sends mail and there is an address.

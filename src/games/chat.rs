@@ -24,6 +24,7 @@ impl Games {
     /// Writes a chat message into the game's log (kind `chat`, with room and
     /// author) and returns the stored event.
     pub async fn chat(&self, player: &Player, id: i64, room: Room, text: &str) -> GameResult<EventRow> {
+        self.admit(player)?;
         let text = text.trim();
         if text.is_empty() {
             return Err(GameError::EmptyChat);

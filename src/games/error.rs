@@ -5,6 +5,7 @@
 //! [`GameError::code`].
 
 use crate::domain::{GameStatus, Seat};
+use crate::limits::RetryAfter;
 use crate::rules::{MoveError, UnknownGame};
 use crate::store::StoreError;
 use crate::views::GameState;
@@ -132,6 +133,13 @@ pub enum GameError {
     /// No tree of the asker's in this game (or not theirs to see).
     #[error("you have no conditional moves in game {0}")]
     NoConditional(i64),
+    /// The player writes faster than the server's per-player rate.
+    #[error("too many actions; try again in {0}")]
+    TooFast(RetryAfter),
+    #[error("you already have {max} games waiting for players; start or abort one first")]
+    TooManyOpenGames { max: u32 },
+    #[error("your games already wait on {max} invitations at most; wait for answers or abort a game")]
+    TooManyInvitations { max: u32 },
 
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -185,6 +193,9 @@ impl GameError {
             GameError::ConditionalSeats(_) => "conditional_two_players",
             GameError::ConditionalOnYourTurn => "your_turn",
             GameError::NoConditional(_) => "not_found",
+            GameError::TooFast(_) => "rate_limited",
+            GameError::TooManyOpenGames { .. } => "too_many_open_games",
+            GameError::TooManyInvitations { .. } => "too_many_invitations",
             GameError::Store(_) | GameError::Internal(_) => "internal",
         }
     }

@@ -34,6 +34,7 @@ mod error;
 mod events;
 mod fixtures;
 mod hot;
+mod limits;
 mod offers;
 mod play;
 mod publish;
@@ -51,6 +52,7 @@ pub use commit::Progress;
 pub use error::{GameError, GameResult, OfferKind};
 pub use events::{ClearedBecause, Ending, GameEvent, MoveEvent, PlayerNotice, RatingShift, FORFEIT};
 pub use fixtures::Fixture;
+pub use limits::GameLimits;
 pub use publish::{NoSubscribers, Publisher};
 pub use reads::{Lobby, LobbyPage};
 
@@ -129,6 +131,7 @@ pub struct Games {
     hot: hot::HotGames,
     timing: Timing,
     ratings: Arc<Ratings>,
+    limits: limits::Limiter,
 }
 
 impl Games {
@@ -141,7 +144,14 @@ impl Games {
             hot: hot::HotGames::default(),
             timing: Timing::default(),
             ratings: Arc::new(Ratings::new(store, crate::ratings::Params::default())),
+            limits: limits::Limiter::new(GameLimits::default()),
         }
+    }
+
+    /// The same service with other per-player limits.
+    pub fn with_limits(mut self, limits: GameLimits) -> Games {
+        self.limits = limits::Limiter::new(limits);
+        self
     }
 
     /// The same service rating games through `ratings`.

@@ -16,6 +16,7 @@ use super::{now, Games, ATTEMPTS};
 
 impl Games {
     pub async fn resign(&self, player: &Player, id: i64) -> GameResult<GameState> {
+        self.admit(player)?;
         self.offer_action(player, id, |progress, record, seat, game| {
             decide::resign(progress, record, game, seat);
             Ok(None)
@@ -26,6 +27,7 @@ impl Games {
     /// `yes`: offer a draw, or accept every other seat's offer. `no`:
     /// decline (or withdraw) the pending offer.
     pub async fn draw(&self, player: &Player, id: i64, yes: bool) -> GameResult<GameState> {
+        self.admit(player)?;
         self.offer_action(player, id, |progress, record, seat, _game| {
             decide::draw(progress, record, seat, yes).map(|()| None)
         })
@@ -34,6 +36,7 @@ impl Games {
 
     /// `yes`: ask to take back the last move, or agree to it. `no`: refuse.
     pub async fn takeback(&self, player: &Player, id: i64, yes: bool) -> GameResult<GameState> {
+        self.admit(player)?;
         self.offer_action(player, id, |progress, record, seat, _game| {
             decide::takeback(progress, record, seat, yes)
         })
@@ -43,6 +46,7 @@ impl Games {
     /// Ends a game that has barely begun: while seats are open, or before
     /// every seat has moved once.
     pub async fn abort(&self, player: &Player, id: i64) -> GameResult<GameState> {
+        self.admit(player)?;
         // A tournament's round waits for every one of its games to end.
         if self.store.tournament_of_game(id).await?.is_some() {
             return Err(GameError::TournamentGame);

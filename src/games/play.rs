@@ -58,6 +58,7 @@ impl Games {
     /// move already stored (same player, ply and move): nothing is applied
     /// twice.
     pub async fn play(&self, player: &Player, id: i64, command: MoveCommand) -> GameResult<MoveAnswer> {
+        self.admit(player)?;
         command.check()?;
         let started = Instant::now();
         let slot = self.hot.slot(id);

@@ -34,6 +34,7 @@ impl Games {
     /// Asks for a rematch of finished game `id`, or answers the rematch
     /// already asked for; the rematch's state.
     pub async fn rematch(&self, player: &Player, id: i64) -> GameResult<GameState> {
+        self.admit(player)?;
         for _ in 0..ATTEMPTS {
             let record = self.load_visible(id, Some(player)).await?;
             if record.seat_of(player.id).is_none() {

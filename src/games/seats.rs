@@ -28,6 +28,7 @@ pub(super) struct Table {
 
 impl Games {
     pub async fn create(&self, player: &Player, command: NewGameCommand) -> GameResult<GameState> {
+        self.admit(player)?;
         let info = catalogue::game(&command.game)
             .ok_or_else(|| GameError::UnknownGame(crate::rules::UnknownGame::game(&command.game)))?;
         let variant_slug = command.variant.as_deref().unwrap_or(info.variants[0].slug);
@@ -48,6 +49,7 @@ impl Games {
             });
         }
         let invitees = self.invitees(player, &command.opponents).await?;
+        self.may_open(player, invitees.len()).await?;
         let mut others = invitees.iter();
         let seat_list: Vec<(Option<i64>, Option<i64>)> = Seat::all(seats)
             .map(|seat| {
@@ -157,6 +159,7 @@ impl Games {
     }
 
     pub async fn join(&self, player: &Player, id: i64, seat: Option<u8>) -> GameResult<GameState> {
+        self.admit(player)?;
         let slot = self.hot.slot(id);
         let mut hot = slot.lock().await;
         for _ in 0..ATTEMPTS {
@@ -194,6 +197,7 @@ impl Games {
     }
 
     pub async fn decline(&self, player: &Player, id: i64) -> GameResult<GameState> {
+        self.admit(player)?;
         self.act(player, id, |progress, record, _game| {
             let seat = record.invitation_of(player.id).ok_or(GameError::NotInvited)?;
             if record.row.status != crate::domain::GameStatus::Open {

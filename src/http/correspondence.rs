@@ -56,6 +56,7 @@ async fn end_vacation(State(state): State<AppState>, Auth(player): Auth) -> Resu
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct DeliveriesQuery {
     /// Deliveries with a smaller id (the next page).

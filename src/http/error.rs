@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use crate::games::conditional::LineError;
 use crate::games::GameError;
 use crate::health::Unhealthy;
+use crate::limits::RetryAfter;
 use crate::players::settings::SettingsError;
 use crate::players::{BadInput, PlayerError, VacationRefused};
 use crate::ratings::RatingError;
@@ -50,6 +51,14 @@ pub enum Error {
     Unprocessable { code: &'static str, message: String },
     #[error("{0}")]
     PayloadTooLarge(String),
+    /// An abuse limit: try again after `retry_after` seconds (sent as
+    /// `Retry-After`).
+    #[error("{message}")]
+    TooManyRequests {
+        code: &'static str,
+        message: String,
+        retry_after: u64,
+    },
     #[error("{0}")]
     MethodNotAllowed(String),
     #[error("the request took too long")]
@@ -73,6 +82,7 @@ impl Error {
             Error::Conflict { .. } => 409,
             Error::PayloadTooLarge(_) => 413,
             Error::Unprocessable { .. } => 422,
+            Error::TooManyRequests { .. } => 429,
             Error::Internal(_) => 500,
         }
     }
@@ -81,7 +91,10 @@ impl Error {
         match self {
             Error::BadRequest(_) => "bad_request",
             Error::Unauthorized(_) => "unauthorized",
-            Error::Forbidden { code, .. } | Error::Conflict { code, .. } | Error::Unprocessable { code, .. } => code,
+            Error::Forbidden { code, .. }
+            | Error::Conflict { code, .. }
+            | Error::Unprocessable { code, .. }
+            | Error::TooManyRequests { code, .. } => code,
             Error::NotFound(_) => "not_found",
             Error::MethodNotAllowed(_) => "method_not_allowed",
             Error::Timeout => "timeout",
@@ -120,6 +133,14 @@ impl Error {
         }
     }
 
+    pub fn too_many(code: &'static str, message: impl Into<String>, wait: RetryAfter) -> Error {
+        Error::TooManyRequests {
+            code,
+            message: message.into(),
+            retry_after: wait.seconds(),
+        }
+    }
+
     pub fn internal(error: impl std::fmt::Display) -> Error {
         Error::Internal(error.to_string())
     }
@@ -133,10 +154,20 @@ impl IntoResponse for Error {
             tracing::error!(error = %self, "internal error");
         }
         let mut body = json!({ "error": { "code": self.code(), "message": self.public_message() } });
+        let retry_after = match &self {
+            Error::TooManyRequests { retry_after, .. } => Some(*retry_after),
+            _ => None,
+        };
         if let Error::Conflict { game: Some(game), .. } = self {
             body["game"] = *game;
         }
-        (status, axum::Json(body)).into_response()
+        let mut response = (status, axum::Json(body)).into_response();
+        if let Some(seconds) = retry_after {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, seconds.into());
+        }
+        response
     }
 }
 
@@ -192,6 +223,8 @@ impl From<GameError> for Error {
             | G::BadRatingRange { .. }
             | G::Lines(_)
             | G::ConditionalSeats(_) => Error::Unprocessable { code, message },
+            G::TooFast(wait) => Error::too_many(code, message, wait),
+            G::TooManyOpenGames { .. } | G::TooManyInvitations { .. } => Error::Conflict { code, message, game },
             G::Store(_) | G::Internal(_) => Error::Internal(message),
         }
     }
@@ -205,11 +238,14 @@ impl From<PlayerError> for Error {
                 match input {
                     BadInput::Name => "bad_name",
                     BadInput::Password => "bad_password",
+                    BadInput::WeakPassword(_) => "weak_password",
                     BadInput::Email => "bad_email",
                 },
                 message,
             ),
             PlayerError::NameTaken(_) => Error::conflict("name_taken", message),
+            PlayerError::TooManyAttempts(wait) => Error::too_many("too_many_attempts", message, wait),
+            PlayerError::TooManyRegistrations(wait) => Error::too_many("too_many_registrations", message, wait),
             PlayerError::BadCredentials | PlayerError::NoSuchPlayer => Error::Unauthorized(message),
             PlayerError::CurrentPasswordMissing => Error::unprocessable("current_password", message),
             PlayerError::WrongPassword => Error::forbidden("wrong_password", message),

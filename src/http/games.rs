@@ -115,6 +115,7 @@ async fn create(
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     /// open, active, finished or aborted.
@@ -183,6 +184,7 @@ async fn list(
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct PlyQuery {
     /// The game as it was after this many moves.
@@ -388,6 +390,7 @@ async fn board_txt(
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct RecordQuery {
     /// `json` (default) or `text`.
@@ -418,6 +421,7 @@ async fn game_record(
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct GameEventsQuery {
     /// Events after this number.

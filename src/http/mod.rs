@@ -6,6 +6,7 @@
 
 mod auth;
 mod bots;
+mod client;
 mod conditional;
 mod correspondence;
 pub mod error;
@@ -31,6 +32,7 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::trace::TraceLayer;
 
 pub use auth::{Auth, MaybeAuth, SignedIn};
+pub use client::ClientAddress;
 pub use error::{Error, Json, Path, Query, Result};
 pub use meta::ApiDoc;
 
@@ -57,11 +59,14 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// WebSocket and event-stream limits.
     pub realtime: Arc<RealtimeConfig>,
+    /// The header a reverse proxy names the client's address in, if any.
+    pub client_address_header: Option<axum::http::HeaderName>,
 }
 
 /// The whole application with its layers.
 pub fn app(state: AppState, config: &Config) -> Router {
     let timeout = Duration::from_secs(config.request_timeout.max(1));
+    let body_limit = config.body_limit;
     let api = Router::new()
         .merge(players::router())
         .merge(bots::router())
@@ -73,7 +78,7 @@ pub fn app(state: AppState, config: &Config) -> Router {
         .merge(conditional::router())
         .merge(realtime::router())
         .merge(meta::api_router());
-    Router::new()
+    let app = Router::new()
         .nest("/api/v1", api)
         .merge(meta::router())
         .fallback(web::fallback)
@@ -93,13 +98,57 @@ pub fn app(state: AppState, config: &Config) -> Router {
             tracing::info_span!("request", method = %request.method(), route)
         }))
         .layer(DefaultBodyLimit::max(config.body_limit))
+        .layer(middleware::from_fn(move |request: Request, next: Next| {
+            refuse_large_bodies(body_limit, request, next)
+        }))
         .layer(CatchPanicLayer::custom(|_| {
             tracing::error!("a handler panicked");
             Error::internal("panic").into_response()
         }))
-        .layer(cors(&config.cors_origins))
-        .with_state(state)
+        .layer(cors(&config.cors_origins));
+    with_security_headers(app.with_state(state))
 }
+
+/// A body announced larger than the limit is refused at once, before a
+/// byte of it is read (else the client would hold the connection until the
+/// request timed out); the connection closes, its body unread.
+async fn refuse_large_bodies(limit: usize, request: Request, next: Next) -> Response {
+    let announced = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    match announced {
+        Some(length) if length > limit as u64 => {
+            let mut response =
+                Error::PayloadTooLarge(format!("the request body is too large: at most {limit} bytes")).into_response();
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            response
+        }
+        _ => next.run(request).await,
+    }
+}
+
+/// What the web client may load and do: its own scripts only (no inline
+/// script, no eval), inline styles (it sets colour swatches), its own
+/// origin for API calls and the WebSocket; no framing (clickjacking), no
+/// referrer (links carry game ids), no content-type sniffing. The API's
+/// JSON answers carry them too, harmlessly.
+fn with_security_headers(app: Router) -> Router {
+    use tower_http::set_header::SetResponseHeaderLayer as Set;
+    let header = |name, value: &'static str| Set::if_not_present(name, HeaderValue::from_static(value));
+    app.layer(header(header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY))
+        .layer(header(header::X_FRAME_OPTIONS, "DENY"))
+        .layer(header(header::REFERRER_POLICY, "no-referrer"))
+        .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+}
+
+/// The web client's Content-Security-Policy (see [`with_security_headers`]).
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
+    style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; \
+    base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 fn cors(origins: &[String]) -> CorsLayer {
     let layer = CorsLayer::new()

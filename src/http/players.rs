@@ -13,7 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::error::Result;
 use super::ratings::ProfileJson;
-use super::{AppState, Auth, Json, Path, Query, SignedIn};
+use super::{AppState, Auth, ClientAddress, Json, Path, Query, SignedIn};
 use crate::players::{AccountChange, EventRow, Me, NewAccount, Player, SettingsChange};
 use crate::views::timestamp as state_timestamp;
 
@@ -33,7 +33,8 @@ pub fn router() -> Router<AppState> {
 pub struct Registration {
     /// 1 to 32 letters, digits, `_` or `-`; unique regardless of case.
     name: String,
-    /// 8 to 128 characters.
+    /// 8 to 128 characters, not too easy to guess (zxcvbn score 3 or
+    /// more, the name not in it): else 422 `weak_password` with the reason.
     password: String,
     email: Option<String>,
 }
@@ -122,7 +123,7 @@ pub struct Session {
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlayerUpdate {
-    /// A new email; `null` removes it.
+    /// A new email; `null` removes it. Needs `current_password`.
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<String>)]
     email: Option<Option<String>>,
@@ -149,9 +150,11 @@ fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Re
 
 /// Registers a player and opens a session.
 #[utoipa::path(post, path = "/api/v1/players", tag = "players", request_body = Registration,
-    responses((status = 201, body = Registered), (status = 400), (status = 409, description = "name taken"), (status = 422)))]
+    responses((status = 201, body = Registered), (status = 400), (status = 409, description = "name taken"), (status = 422),
+        (status = 429, description = "too many registrations from this address; see Retry-After")))]
 async fn register(
     State(state): State<AppState>,
+    ClientAddress(from): ClientAddress,
     Json(body): Json<Registration>,
 ) -> Result<(StatusCode, Json<Registered>)> {
     let account = NewAccount {
@@ -159,7 +162,7 @@ async fn register(
         password: body.password,
         email: body.email,
     };
-    let (player, token) = state.players.register(account).await?;
+    let (player, token) = state.players.register(account, from).await?;
     Ok((
         StatusCode::CREATED,
         Json(Registered {
@@ -171,9 +174,14 @@ async fn register(
 
 /// Opens a session: a new token.
 #[utoipa::path(post, path = "/api/v1/sessions", tag = "players", request_body = Login,
-    responses((status = 201, body = Session), (status = 400), (status = 401)))]
-async fn login(State(state): State<AppState>, Json(body): Json<Login>) -> Result<(StatusCode, Json<Session>)> {
-    let token = state.players.sign_in(&body.name, body.password).await?;
+    responses((status = 201, body = Session), (status = 400), (status = 401),
+        (status = 429, description = "too many failed sign-ins lately; see Retry-After")))]
+async fn login(
+    State(state): State<AppState>,
+    ClientAddress(from): ClientAddress,
+    Json(body): Json<Login>,
+) -> Result<(StatusCode, Json<Session>)> {
+    let token = state.players.sign_in(&body.name, body.password, from).await?;
     Ok((StatusCode::CREATED, Json(Session { token: token.0 })))
 }
 
@@ -207,9 +215,11 @@ async fn new_mail_address(State(state): State<AppState>, Auth(player): Auth) -> 
     Ok(Json(state.players.new_mail_address(&player).await?.into()))
 }
 
-/// Changes the email or password.
+/// Changes the email or password (each needs `current_password`) or the
+/// notification settings.
 #[utoipa::path(patch, path = "/api/v1/players/me", tag = "players", request_body = PlayerUpdate,
-    responses((status = 200, body = MeJson), (status = 400), (status = 401), (status = 422)))]
+    responses((status = 200, body = MeJson), (status = 400), (status = 401),
+        (status = 403, description = "current_password is wrong"), (status = 422)))]
 async fn update_me(
     State(state): State<AppState>,
     SignedIn(session): SignedIn,
@@ -237,6 +247,7 @@ async fn profile(State(state): State<AppState>, Path(name): Path<String>) -> Res
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct EventsQuery {
     /// Events after this number.

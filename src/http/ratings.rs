@@ -97,6 +97,7 @@ impl From<Board> for Leaderboard {
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct BoardQuery {
     /// The `next_cursor` of the previous page.

@@ -100,6 +100,7 @@ pub(super) async fn chat(
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct StreamQuery {
     /// Events after this number (default 0; for SSE, `Last-Event-ID` wins).

@@ -50,12 +50,25 @@ impl WebhookUrl {
         if input.len() > MAX_URL_LEN {
             return Err(UrlError::TooLong);
         }
-        let url = Url::parse(input.trim()).map_err(|_| UrlError::Unparsable)?;
+        // The URL standard's parser normalises the host already: lower
+        // case, IPv4 written in decimal, octal or hex (`2130706433`,
+        // `0177.0.0.1`) as dotted quads, IPv6 compressed.
+        let mut url = Url::parse(input.trim()).map_err(|_| UrlError::Unparsable)?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(UrlError::Scheme);
         }
         if !url.username().is_empty() || url.password().is_some() {
             return Err(UrlError::Credentials);
+        }
+        // A fully qualified name's final dot (`localhost.`) names the same
+        // host: gone before the checks, and from the stored URL.
+        let host = url.host_str().ok_or(UrlError::NoHost)?;
+        if host.ends_with('.') {
+            let bare = host.trim_end_matches('.').to_owned();
+            if bare.is_empty() {
+                return Err(UrlError::NoHost);
+            }
+            url.set_host(Some(&bare)).map_err(|_| UrlError::Unparsable)?;
         }
         let host = url.host_str().ok_or(UrlError::NoHost)?;
         if !allow_private {
@@ -234,10 +247,25 @@ mod tests {
             "http://[fd00::1]/",
             "http://[::ffff:127.0.0.1]/",
             "http://0.0.0.0/",
+            "http://LOCALHOST.:18599/",
+            "http://localhost../",
+            "http://app.LocalHost./",
+            "http://2130706433/",
+            "http://0177.0.0.1/",
+            "http://0x7f.1/",
+            "http://127.1/",
+            "http://[0:0:0:0:0:0:0:1]/",
+            "http://[::ffff:7f00:1]/",
+            "http://0/",
         ] {
             assert_eq!(WebhookUrl::parse(private, false), Err(UrlError::Private), "{private}");
         }
         assert!(WebhookUrl::parse("http://127.0.0.1:8080/", true).is_ok());
+        assert_eq!(
+            WebhookUrl::parse("https://Example.COM./hook", false).map(|u| u.as_str().to_owned()),
+            Ok("https://example.com/hook".to_owned())
+        );
+        assert_eq!(WebhookUrl::parse("http://./", false), Err(UrlError::NoHost));
         assert_eq!(
             WebhookUrl::parse(&format!("https://example.com/{}", "a".repeat(MAX_URL_LEN)), false),
             Err(UrlError::TooLong)

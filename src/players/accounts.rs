@@ -2,13 +2,20 @@
 //! and out, reading profiles and changing an account (its fields parse in
 //! [`super::input`]).
 //!
-//! Promises: names are unique regardless of case; a password is checked
-//! only against its argon2 hash; a new password ends every other session;
-//! an account change (email, password, notification settings) is written in
+//! Promises: names are unique regardless of case; a new password is hard
+//! to guess; a password is checked only against its argon2 hash, and an
+//! unknown name costs the same hash (against a dummy), so timing does not
+//! tell which names exist; sign-ins and registrations pass the [`Guard`]
+//! first (back-off, per-address rates); a new password or email needs the
+//! current password, and a new password ends every other session; an
+//! account change (email, password, notification settings) is written in
 //! one transaction.
 
+use std::net::IpAddr;
+use std::time::Instant;
+
 use super::input::{name_key, Email, Password, PlayerName, MAX_PASSWORD_LEN};
-use super::passwords::{hash_password, verify_password};
+use super::passwords::{dummy_hash, hash_password, verify_password};
 use super::settings::{self, SettingsChange};
 use super::tokens::{new_token, token_hash};
 use super::{Me, PlayerError, Players, Result};
@@ -55,11 +62,17 @@ fn too_long_to_check(password: &str) -> bool {
 }
 
 impl Players {
-    /// Registers a player and opens their first session.
-    pub async fn register(&self, account: NewAccount) -> Result<(Player, Token)> {
+    /// Registers a player and opens their first session; `from` is the
+    /// client's address, which may register only so often.
+    pub async fn register(&self, account: NewAccount, from: IpAddr) -> Result<(Player, Token)> {
         let name: PlayerName = account.name.parse()?;
-        let password: Password = account.password.parse()?;
+        let password = account.password.parse::<Password>()?.strong_for(name.as_str())?;
         let email = account.email.as_deref().map(str::parse::<Email>).transpose()?;
+        self.guard.may_register(from, Instant::now()).map_err(|wait| {
+            self.metrics.count_limited("register");
+            tracing::info!(%from, "registration refused: too many from this address");
+            PlayerError::TooManyRegistrations(wait)
+        })?;
         let hash = hash_password(password).await?;
         let email = email.map(Email::into_inner);
         let player = self
@@ -80,20 +93,39 @@ impl Players {
         Ok((player, token))
     }
 
-    /// Opens a session for whoever knows the name and password.
-    pub async fn sign_in(&self, name: &str, password: String) -> Result<Token> {
-        if name.len() > MAX_LOOKUP_LEN || too_long_to_check(&password) {
+    /// Opens a session for whoever knows the name and password, unless
+    /// `from` (the client's address) or the account failed too often lately.
+    pub async fn sign_in(&self, name: &str, password: String, from: IpAddr) -> Result<Token> {
+        let account = name_key(name);
+        self.guard.may_sign_in(&account, from, Instant::now()).map_err(|wait| {
+            self.metrics.count_limited("sign_in");
+            tracing::info!(%from, "sign-in refused: too many failures lately");
+            PlayerError::TooManyAttempts(wait)
+        })?;
+        let credentials = if name.len() > MAX_LOOKUP_LEN || too_long_to_check(&password) {
+            None
+        } else {
+            self.store.credentials(&account).await?
+        };
+        self.metrics.count_password_check();
+        let right = match credentials {
+            Some(credentials) => verify_password(password, credentials.password_hash)
+                .await?
+                .then_some(credentials.player),
+            None => {
+                // The same work as for a known name, so that the answer's
+                // timing does not say whether the name exists.
+                let _ = verify_password(password, dummy_hash().await?).await?;
+                None
+            }
+        };
+        let Some(player) = right else {
+            tracing::info!(%from, "sign-in failed");
+            self.guard.failed(&account, from, Instant::now());
             return Err(PlayerError::BadCredentials);
-        }
-        let credentials = self
-            .store
-            .credentials(&name_key(name))
-            .await?
-            .ok_or(PlayerError::BadCredentials)?;
-        if !verify_password(password, credentials.password_hash).await? {
-            return Err(PlayerError::BadCredentials);
-        }
-        self.open_session(&credentials.player).await
+        };
+        self.guard.signed_in(&account, from, Instant::now());
+        self.open_session(&player).await
     }
 
     async fn open_session(&self, player: &Player) -> Result<Token> {
@@ -143,11 +175,18 @@ impl Players {
             Some(Some(email)) => Some(Some(email.parse::<Email>()?.into_inner())),
             other => other,
         };
-        let password_hash = match change.password {
-            Some(password) => Some(
-                self.new_password_hash(&session.player, password, change.current_password)
-                    .await?,
-            ),
+        let password = change
+            .password
+            .map(|password| password.parse::<Password>()?.strong_for(&session.player.name))
+            .transpose()?;
+        // Whoever holds a stolen token must not take the account over: a
+        // new password, or a new address for password resets and
+        // notifications, needs the current password.
+        if password.is_some() || email.is_some() {
+            self.confirm_password(&session.player, change.current_password).await?;
+        }
+        let password_hash = match password {
+            Some(password) => Some(hash_password(password).await?),
             None => None,
         };
         let new_secret = settings.webhook.as_ref().and_then(|(_, secret)| secret.clone());
@@ -168,9 +207,8 @@ impl Players {
         self.me_with(&player, new_secret).await
     }
 
-    /// The hash of a new password, once the current one is confirmed.
-    async fn new_password_hash(&self, player: &Player, password: String, current: Option<String>) -> Result<String> {
-        let password: Password = password.parse()?;
+    /// Checks the player's current password.
+    async fn confirm_password(&self, player: &Player, current: Option<String>) -> Result<()> {
         let current = current.ok_or(PlayerError::CurrentPasswordMissing)?;
         let credentials = self
             .store
@@ -180,6 +218,6 @@ impl Players {
         if too_long_to_check(&current) || !verify_password(current, credentials.password_hash).await? {
             return Err(PlayerError::WrongPassword);
         }
-        Ok(hash_password(password).await?)
+        Ok(())
     }
 }

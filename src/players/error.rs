@@ -7,6 +7,7 @@ use super::passwords::HashError;
 use super::settings::SettingsError;
 use super::vacations::VacationRefused;
 use super::DeadlinesError;
+use crate::limits::RetryAfter;
 use crate::store::StoreError;
 
 #[derive(Debug, thiserror::Error)]
@@ -19,7 +20,14 @@ pub enum PlayerError {
     /// Signing in: no such name, or not its password.
     #[error("wrong name or password")]
     BadCredentials,
-    #[error("changing the password needs current_password")]
+    /// Too many failed sign-ins lately, from this address or (for a
+    /// client the account does not know) at this account.
+    #[error("too many failed sign-ins; try again in {0}")]
+    TooManyAttempts(RetryAfter),
+    /// Too many registrations from this address lately.
+    #[error("too many registrations from this address; try again in {0}")]
+    TooManyRegistrations(RetryAfter),
+    #[error("changing the password or the email needs current_password")]
     CurrentPasswordMissing,
     #[error("current_password is wrong")]
     WrongPassword,

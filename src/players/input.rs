@@ -13,7 +13,7 @@ pub const MAX_EMAIL_LEN: usize = 254;
 pub use crate::domain::name_key;
 
 /// A field of an account that is not acceptable as given.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
 pub enum BadInput {
     #[error(
         "a name is 1 to {} letters, digits, '_' or '-', starting with a letter or digit",
@@ -22,6 +22,9 @@ pub enum BadInput {
     Name,
     #[error("a password has {} to {} characters", MIN_PASSWORD_LEN, MAX_PASSWORD_LEN)]
     Password,
+    /// Long enough, but among the first guesses of anyone trying passwords.
+    #[error("this password is too easy to guess{}", .0.map(|w| format!(": {w}")).unwrap_or_default())]
+    WeakPassword(Option<zxcvbn::feedback::Warning>),
     #[error("not an email address")]
     Email,
 }
@@ -75,9 +78,27 @@ impl FromStr for Password {
     }
 }
 
+/// The least zxcvbn score a new password needs: "safely unguessable"
+/// (10^8 guesses or more), which an online attacker, throttled at sign-in,
+/// does not reach.
+const MIN_SCORE: zxcvbn::Score = zxcvbn::Score::Three;
+
 impl Password {
     pub fn into_inner(self) -> String {
         self.0
+    }
+
+    /// The password, if it is hard enough to guess for an account named
+    /// `name` (a password made of the name is easy). Refused with zxcvbn's
+    /// warning as the reason, when it has one.
+    pub fn strong_for(self, name: &str) -> Result<Password, BadInput> {
+        let estimate = zxcvbn::zxcvbn(&self.0, &[name]);
+        if estimate.score() >= MIN_SCORE {
+            Ok(self)
+        } else {
+            let warning = estimate.feedback().and_then(zxcvbn::feedback::Feedback::warning);
+            Err(BadInput::WeakPassword(warning))
+        }
     }
 }
 
@@ -150,6 +171,35 @@ mod tests {
         );
         assert_eq!("a b@c".parse::<Email>(), Err(BadInput::Email));
         assert!("@c".parse::<Email>().is_err());
+    }
+
+    #[test]
+    fn guessable_passwords_are_weak() {
+        let strength = |p: &str, name: &str| p.parse::<Password>().and_then(|p| p.strong_for(name)).map(|_| ());
+        for weak in [
+            "password",
+            "12345678",
+            "        ",
+            "\0\0\0\0\0\0\0\0",
+            "alice123",
+            "qwertyuiop",
+            "aliceALICE",
+        ] {
+            assert!(
+                matches!(strength(weak, "alice"), Err(BadInput::WeakPassword(_))),
+                "{weak:?} passed"
+            );
+        }
+        for strong in [
+            "correct horse",
+            "battery staple",
+            "loadtest password",
+            "correct horse battery",
+        ] {
+            assert_eq!(strength(strong, "alice"), Ok(()), "{strong:?}");
+        }
+        let refused = strength("password", "alice").unwrap_err().to_string();
+        assert!(refused.starts_with("this password is too easy to guess: "), "{refused}");
     }
 
     #[test]

@@ -16,6 +16,7 @@
 pub mod accounts;
 mod error;
 mod feeds;
+pub mod guard;
 pub mod input;
 pub mod mailbox;
 pub mod passwords;
@@ -29,6 +30,7 @@ use async_trait::async_trait;
 
 pub use accounts::{AccountChange, NewAccount, Session, Token};
 pub use error::{PlayerError, Result};
+pub use guard::AccountLimits;
 pub use input::{name_key, BadInput, Email, Password, PlayerName};
 pub use settings::SettingsChange;
 pub use tokens::token_hash;
@@ -39,6 +41,7 @@ pub use vacations::{Allowance, VacationRefused, VacationRequest};
 pub use crate::store::{DeliveryRow, EventRow, Player};
 
 use crate::domain::now;
+use crate::metrics::Metrics;
 use crate::notify::NotifyChoices;
 use crate::store::Store;
 
@@ -66,6 +69,8 @@ pub struct PlayersConfig {
     /// Whether this server sends email (an SMTP server is configured), so
     /// clients offer email notifications only when they can arrive.
     pub email_enabled: bool,
+    /// Sign-in back-off and registrations per address.
+    pub limits: AccountLimits,
 }
 
 impl PlayersConfig {
@@ -83,6 +88,8 @@ pub struct Players {
     tokens: tokens::TokenCache,
     deadlines: Arc<dyn Deadlines>,
     config: PlayersConfig,
+    guard: guard::Guard,
+    metrics: Arc<Metrics>,
 }
 
 /// The player as they see themselves: account, notification settings,
@@ -112,8 +119,16 @@ impl Players {
             store,
             tokens: tokens::TokenCache::default(),
             deadlines,
+            guard: guard::Guard::new(config.limits),
             config,
+            metrics: Arc::new(Metrics::default()),
         }
+    }
+
+    /// The same service counting password checks and refusals in `metrics`.
+    pub fn with_metrics(mut self, metrics: Arc<Metrics>) -> Players {
+        self.metrics = metrics;
+        self
     }
 
     /// The player as they see themselves.

@@ -117,6 +117,20 @@ pub async fn hash_password(password: Password) -> Result<String, HashError> {
     .await
 }
 
+/// A hash of a random password, made once: what a sign-in with an unknown
+/// name is checked against, at the cost of a real check.
+pub async fn dummy_hash() -> Result<String, HashError> {
+    static DUMMY: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::const_new();
+    DUMMY
+        .get_or_try_init(|| async {
+            let random = SaltString::generate(&mut OsRng).as_str().to_owned();
+            let password: Password = format!("dummy {random}").parse().map_err(HashError::of)?;
+            hash_password(password).await
+        })
+        .await
+        .cloned()
+}
+
 /// Checks a password against a stored PHC hash, off the async runtime.
 pub async fn verify_password(password: String, hash: String) -> Result<bool, HashError> {
     argon2_off_runtime(move || {

@@ -125,6 +125,9 @@ fn error_frame(id: &Value, refusal: Refusal) -> Message {
             if let Some(state) = error.current() {
                 frame["game"] = state.to_json();
             }
+            if let GameError::TooFast(wait) = error {
+                frame["retry_after"] = wait.seconds().into();
+            }
             frame
         }
         Refusal::Socket { code, message } => {
@@ -236,7 +239,13 @@ pub async fn serve(socket: WebSocket, context: Context, player: Option<Player>) 
     };
     tokio::select! {
         _ = &mut writer => {}
-        _ = connection.read_half(stream) => writer.abort(),
+        closing = connection.read_half(stream) => {
+            if closing {
+                // The close frame is queued: the writer sends it and ends.
+                let _ = tokio::time::timeout(Duration::from_secs(1), &mut writer).await;
+            }
+            writer.abort();
+        }
     }
 }
 
@@ -257,7 +266,8 @@ async fn write_half(
         tokio::select! {
             frame = queue.recv() => {
                 let Some(frame) = frame else { break };
-                if sink.send(frame).await.is_err() {
+                let last = matches!(frame, Message::Close(_));
+                if sink.send(frame).await.is_err() || last {
                     return;
                 }
             }
@@ -284,11 +294,40 @@ async fn write_half(
     let _ = sink.close().await;
 }
 
+/// Whether a read error is a message over the size the socket accepts.
+fn too_large(error: &axum::Error) -> bool {
+    use tokio_tungstenite::tungstenite::Error as WsError;
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(error) = source {
+        if matches!(error.downcast_ref::<WsError>(), Some(WsError::Capacity(_))) {
+            return true;
+        }
+        source = error.source();
+    }
+    false
+}
+
 impl Connection {
-    async fn read_half(&mut self, mut stream: SplitStream<WebSocket>) {
+    /// Reads the client's frames until it closes or fails; `true` when a
+    /// close frame was queued for the writer to send.
+    async fn read_half(&mut self, mut stream: SplitStream<WebSocket>) -> bool {
         let config = self.context.config.clone();
         let mut limit = RateLimit::new(config.ws_rate, config.ws_burst);
-        while let Some(Ok(message)) = stream.next().await {
+        while let Some(message) = stream.next().await {
+            let message = match message {
+                Ok(message) => message,
+                Err(error) if too_large(&error) => {
+                    // PROTOCOL.md: a message this large closes with 1009.
+                    let reason = format!("a message is at most {} bytes", config.ws_max_message);
+                    let close = CloseFrame {
+                        code: 1009,
+                        reason: reason.into(),
+                    };
+                    self.send(Message::Close(Some(close))).await;
+                    return true;
+                }
+                Err(_) => return false,
+            };
             self.last_seen
                 .store(self.started.elapsed().as_millis() as u64, Ordering::Relaxed);
             let text = match message {
@@ -331,6 +370,7 @@ impl Connection {
             };
             self.send(answer).await;
         }
+        false
     }
 
     async fn send(&self, frame: Message) {

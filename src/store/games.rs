@@ -9,6 +9,13 @@ use async_trait::async_trait;
 use super::announce::Announcement;
 use super::{CommitStats, EventRow, GameFilter, GameRecord, GameUpdate, MoveRow, NewGame, StoreResult};
 
+/// A player's games waiting for players (see [`GameStore::open_games_by`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpenGames {
+    pub games: i64,
+    pub invitations: i64,
+}
+
 #[async_trait]
 pub trait GameStore: Send + Sync {
     async fn game(&self, id: i64) -> StoreResult<Option<GameRecord>>;
@@ -24,6 +31,9 @@ pub trait GameStore: Send + Sync {
     /// How many transactions carried how many game updates (group commit).
     fn commit_stats(&self) -> CommitStats;
     async fn game_events(&self, game_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>>;
+    /// How many games `creator` made that still wait for players, and how
+    /// many invitations in them nobody answered yet.
+    async fn open_games_by(&self, creator: i64) -> StoreResult<OpenGames>;
     /// What the database announces was committed, by any process sharing
     /// it, from a connection of its own: `None` where the backend cannot
     /// tell (SQLite). Announcements made while that connection is down are

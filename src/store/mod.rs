@@ -47,7 +47,7 @@ pub use bots::BotStore;
 pub use clocks::ClockStore;
 pub use conditionals::ConditionalStore;
 pub use error::{StoreError, StoreResult};
-pub use games::GameStore;
+pub use games::{GameStore, OpenGames};
 pub use group_commit::CommitStats;
 pub use mail::MailStore;
 pub use model::{

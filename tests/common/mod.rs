@@ -114,13 +114,27 @@ impl TestServer {
     }
 
     /// A server as `tavoliere serve` wires it (the notifier asks the
-    /// real-time hub who is connected).
+    /// real-time hub who is connected), its abuse limits lifted (see
+    /// [`relaxed`]).
     pub async fn start_with(config: Config) -> TestServer {
+        Self::start_serving(relaxed(config), None).await
+    }
+
+    /// A server with play by mail on, its SMTP listener on `127.0.0.1:0`,
+    /// its abuse limits lifted.
+    pub async fn start_with_mail(config: Config) -> TestServer {
+        let mail = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+        Self::start_serving(relaxed(config), Some(mail)).await
+    }
+
+    /// A server with the abuse limits as `config` has them (the defaults,
+    /// unless the test changed them): what `tests/abuse.rs` checks.
+    pub async fn start_guarded(config: Config) -> TestServer {
         Self::start_serving(config, None).await
     }
 
-    /// A server with play by mail on, its SMTP listener on `127.0.0.1:0`.
-    pub async fn start_with_mail(config: Config) -> TestServer {
+    /// [`Self::start_guarded`] with play by mail on.
+    pub async fn start_guarded_with_mail(config: Config) -> TestServer {
         let mail = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         Self::start_serving(config, Some(mail)).await
     }
@@ -285,6 +299,21 @@ impl TestServer {
         )
         .await
     }
+}
+
+/// `config` with the abuse limits lifted: every test client is 127.0.0.1
+/// and many tests register, create and write far faster than a person,
+/// which is what the limits refuse. `tests/abuse.rs` checks the limits
+/// themselves, with the defaults.
+pub fn relaxed(mut config: Config) -> Config {
+    let limits = &mut config.limits;
+    limits.max_connections_per_address = 1_000_000;
+    limits.login_free_failures = 1_000;
+    limits.registrations_per_hour = 0;
+    limits.write_rate = 0;
+    limits.max_open_games = 100_000;
+    limits.max_open_invitations = 100_000;
+    config
 }
 
 /// Stops the server, then drops its database.

@@ -131,6 +131,19 @@ impl Ws {
 }
 
 impl Ws {
+    /// The code of the server's close frame, if it closes with one within
+    /// [`PATIENCE`] (`None`: closed without one, or not closed).
+    pub async fn close_code(&mut self) -> Option<u16> {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            match tokio::time::timeout_at(deadline, self.0.next()).await {
+                Ok(Some(Ok(Message::Close(frame)))) => return frame.map(|f| u16::from(f.code)),
+                Err(_) | Ok(None | Some(Err(_))) => return None,
+                Ok(Some(Ok(_))) => continue,
+            }
+        }
+    }
+
     /// Closes the socket as a client does: a close frame, then the server's.
     pub async fn close(mut self) {
         self.0.close(None).await.expect("a close frame sent");

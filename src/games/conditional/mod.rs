@@ -64,6 +64,7 @@ impl Games {
     /// is the opponent's turn. Every line is checked from the current
     /// position; the first bad one refuses them all and nothing is stored.
     pub async fn set_conditional(&self, player: &Player, id: i64, lines: &[Line]) -> GameResult<ConditionalView> {
+        self.admit(player)?;
         if lines.len() > MAX_LINES {
             return Err(GameError::Lines(LineError::TooManyLines { count: lines.len() }));
         }
@@ -120,6 +121,7 @@ impl Games {
     /// clear is no error (a tree the opponent's move just cleared is
     /// cleared).
     pub async fn clear_conditional(&self, player: &Player, id: i64) -> GameResult<()> {
+        self.admit(player)?;
         let slot = self.hot.slot(id);
         let mut hot = slot.lock().await;
         for _ in 0..ATTEMPTS {

@@ -20,8 +20,9 @@ use super::backend::{Affected, Backend, Decoded, Param};
 use super::rows::{SeatRecord, SEATS_OF_GAME};
 use super::{
     sql, BotStore, ClockStore, CommitStats, ConditionalStore, Credentials, DeadlineChange, EventRow, GameFilter,
-    GameRecord, GameRow, GameStore, GameUpdate, MailStore, MoveRow, NewGame, NewPlayer, NewToken, NewVacation, Player,
-    PlayerChange, PlayerStore, RatingStore, Reminder, SeatRow, Store, StoreError, StoreResult, TournamentStore,
+    GameRecord, GameRow, GameStore, GameUpdate, MailStore, MoveRow, NewGame, NewPlayer, NewToken, NewVacation,
+    OpenGames, Player, PlayerChange, PlayerStore, RatingStore, Reminder, SeatRow, Store, StoreError, StoreResult,
+    TournamentStore,
 };
 use super::{DeliveryRow, NotifySettings, NotifyStore, Outbox, Settlement, Waiting};
 use crate::domain::GameStatus;
@@ -231,6 +232,7 @@ where
     SeatRecord: Decoded<B::DB>,
     MoveRow: Decoded<B::DB>,
     EventRow: Decoded<B::DB>,
+    (i64,): Decoded<B::DB>,
 {
     async fn game(&self, id: i64) -> StoreResult<Option<GameRecord>> {
         let query = format!("{GAME} WHERE g.id = $1");
@@ -238,6 +240,21 @@ where
         let Some(row) = row else { return Ok(None) };
         let seats = seats(self.pool(), id).await?;
         Ok(Some(GameRecord { row, seats }))
+    }
+
+    async fn open_games_by(&self, creator: i64) -> StoreResult<OpenGames> {
+        let games: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM games WHERE created_by = $1 AND status = 'open'")
+            .bind(creator)
+            .fetch_one(self.pool())
+            .await?;
+        let invitations: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM seats s JOIN games g ON g.id = s.game_id \
+             WHERE g.created_by = $1 AND g.status = 'open' AND s.invitee_id IS NOT NULL AND s.player_id IS NULL",
+        )
+        .bind(creator)
+        .fetch_one(self.pool())
+        .await?;
+        Ok(OpenGames { games, invitations })
     }
 
     async fn list_games(&self, filter: &GameFilter) -> StoreResult<Vec<GameRecord>> {

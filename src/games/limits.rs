@@ -1,0 +1,80 @@
+//! Per-player limits on writing: a rate of writes (moves, chat, offers, new
+//! games, joins, conditional moves) shared by every door, since each door
+//! calls the service; and caps on the games a player keeps open and the
+//! invitations pending in them, so nobody floods others with invitations.
+//!
+//! Promises: a refused write changes nothing and says how long to wait;
+//! the caps are checked before a game is created (two creations racing may
+//! both pass a cap by one; the rate bounds how far).
+
+use std::time::Instant;
+
+use super::{GameError, GameResult, Games};
+use crate::limits::{Buckets, Rate};
+use crate::store::Player;
+
+/// The limits' settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GameLimits {
+    /// Writes per player.
+    pub writes: Rate,
+    /// Games a player created that still wait for players.
+    pub open_games: u32,
+    /// Pending invitations in those games.
+    pub open_invitations: u32,
+}
+
+impl Default for GameLimits {
+    fn default() -> GameLimits {
+        GameLimits {
+            writes: Rate::per_second(5.0, 30),
+            open_games: 20,
+            open_invitations: 30,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(super) struct Limiter {
+    limits: GameLimits,
+    writes: Buckets<i64>,
+}
+
+impl Limiter {
+    pub(super) fn new(limits: GameLimits) -> Limiter {
+        Limiter {
+            limits,
+            writes: Buckets::new(limits.writes),
+        }
+    }
+}
+
+impl Games {
+    /// Spends one of the player's writes, or refuses.
+    pub(super) fn admit(&self, player: &Player) -> GameResult<()> {
+        self.limits.writes.take(player.id, Instant::now()).map_err(|wait| {
+            self.metrics.count_limited("writes");
+            tracing::info!(player = %player.name, "write refused: too fast");
+            GameError::TooFast(wait)
+        })
+    }
+
+    /// Whether `player` may open one more game inviting `invitations`
+    /// players.
+    pub(super) async fn may_open(&self, player: &Player, invitations: usize) -> GameResult<()> {
+        let limits = self.limits.limits;
+        let open = self.store.open_games_by(player.id).await?;
+        if open.games >= i64::from(limits.open_games) {
+            self.metrics.count_limited("open_games");
+            return Err(GameError::TooManyOpenGames { max: limits.open_games });
+        }
+        let invitations = i64::try_from(invitations).unwrap_or(i64::MAX);
+        if open.invitations.saturating_add(invitations) > i64::from(limits.open_invitations) {
+            self.metrics.count_limited("open_invitations");
+            return Err(GameError::TooManyInvitations {
+                max: limits.open_invitations,
+            });
+        }
+        Ok(())
+    }
+}
