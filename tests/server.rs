@@ -116,7 +116,8 @@ async fn a_complete_game_of_every_variant_over_http() {
         assert_eq!(status, StatusCode::OK);
         assert_eq!(kind, "image/svg+xml");
         assert!(
-            svg.starts_with("<svg") && svg.contains("stroke=\"#e00\""),
+            // The last move's colour: an outline, or the dot on the last stone.
+            svg.starts_with("<svg") && svg.contains("#e0452b"),
             "the last move is marked"
         );
         let (status, _, text) = server.get_text(&format!("/games/{id}/board.txt?ply=1"), None).await;
