@@ -106,6 +106,7 @@ async fn create(
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct TournamentQuery {
     /// open, active, finished or cancelled.
