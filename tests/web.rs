@@ -896,9 +896,13 @@ async fn every_board_is_drawn_for_its_players_in_headless_chromium() {
     // game itself is untouched.
     alice.goto(&format!("{base}/game/{pente}?ply=2")).await;
     alice.click("#analysis summary").await;
+    // The page may be drawn again when the player's event stream catches
+    // up (a fresh card, closed): open it again until the board is there.
     alice
         .wait(
-            "document.querySelector(\"#analysis-board [data-cell='j10']\")",
+            "(() => { const card = document.querySelector('#analysis'); \
+             if (card && !card.open) card.open = true; \
+             return document.querySelector(\"#analysis-board [data-cell='j10']\"); })()",
             "the analysis board",
         )
         .await;
