@@ -5,6 +5,7 @@
 //! Everything sent here is read from, or published after, a committed
 //! transaction: the event logs in the database are what clients resume from.
 
+mod frames;
 mod hub;
 pub mod relay;
 pub mod socket;

@@ -1,0 +1,135 @@
+//! The WebSocket protocol's frames (PROTOCOL.md): the requests a client
+//! sends, parsed into [`Request`], and the frames the server sends back —
+//! acks, errors with their codes, snapshots. Pure: no socket, no task.
+
+use axum::extract::ws::Message;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::games::{GameError, Room};
+use crate::players::PlayerError;
+
+/// A request from the client. Unknown fields are ignored so that clients
+/// may send more than this server reads.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(super) enum Request {
+    Auth {
+        token: String,
+    },
+    Subscribe {
+        game: i64,
+        since: Option<i64>,
+    },
+    Unsubscribe {
+        game: i64,
+    },
+    SubscribePlayer {
+        since: Option<i64>,
+    },
+    Move {
+        game: i64,
+        #[serde(rename = "move")]
+        notation: String,
+        ply: i64,
+        message: Option<String>,
+    },
+    Chat {
+        game: i64,
+        text: String,
+        room: Option<Room>,
+    },
+    Ping,
+}
+
+/// A refusal of a client request, as an `error` frame. The codes are the
+/// HTTP API's, plus those of the socket itself.
+pub(super) enum Refusal {
+    /// The games service's refusal, with its own code and message.
+    Game(GameError),
+    /// The players service failed (it refuses nothing a socket asks of it):
+    /// logged, sent as a bare internal error.
+    Player(PlayerError),
+    Socket {
+        code: &'static str,
+        message: String,
+    },
+}
+
+impl From<PlayerError> for Refusal {
+    fn from(error: PlayerError) -> Refusal {
+        Refusal::Player(error)
+    }
+}
+
+impl From<GameError> for Refusal {
+    fn from(error: GameError) -> Refusal {
+        Refusal::Game(error)
+    }
+}
+
+pub(super) fn refuse(code: &'static str, message: impl Into<String>) -> Refusal {
+    Refusal::Socket {
+        code,
+        message: message.into(),
+    }
+}
+
+pub(super) fn error_frame(id: &Value, refusal: Refusal) -> Message {
+    let frame = match refusal {
+        Refusal::Player(error) => {
+            tracing::error!(%error, "internal error on the WebSocket");
+            json!({ "type": "error", "id": id, "code": "internal", "message": "internal error" })
+        }
+        Refusal::Game(error) => {
+            let message = if error.is_internal() {
+                tracing::error!(%error, "internal error on the WebSocket");
+                "internal error".to_owned()
+            } else {
+                error.to_string()
+            };
+            let mut frame = json!({ "type": "error", "id": id, "code": error.code(), "message": message });
+            if let Some(state) = error.current() {
+                frame["game"] = state.to_json();
+            }
+            if let GameError::TooFast(wait) = error {
+                frame["retry_after"] = wait.seconds().into();
+            }
+            frame
+        }
+        Refusal::Socket { code, message } => {
+            json!({ "type": "error", "id": id, "code": code, "message": message })
+        }
+    };
+    text(frame.to_string())
+}
+
+pub(super) fn text(frame: impl Into<String>) -> Message {
+    Message::Text(frame.into().into())
+}
+
+pub(super) fn ack(id: &Value, result: Value) -> Message {
+    text(json!({ "type": "ack", "id": id, "result": result }).to_string())
+}
+
+/// The request's `id` (any JSON scalar, echoed back) and the request.
+pub(super) fn parse(text: &str) -> Result<(Value, Request), (Value, Refusal)> {
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| (Value::Null, refuse("bad_message", format!("not JSON: {e}"))))?;
+    let id = match value.get("id") {
+        None | Some(Value::Null) => Value::Null,
+        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+        Some(_) => return Err((Value::Null, refuse("bad_message", "`id` is a string or a number"))),
+    };
+    if !value.is_object() {
+        return Err((id, refuse("bad_message", "a message is a JSON object")));
+    }
+    match serde_json::from_value(value) {
+        Ok(request) => Ok((id, request)),
+        Err(e) => Err((id, refuse("bad_message", e.to_string()))),
+    }
+}
+
+pub(super) fn snapshot_frame(game: i64, state: &crate::views::GameState) -> Message {
+    text(json!({ "type": "snapshot", "game": game, "seq": state.seq, "state": state }).to_string())
+}
