@@ -185,7 +185,7 @@ pub struct LimitsConfig {
     /// front (e.g. `X-Forwarded-For`, whose last address counts). Only set
     /// it behind such a proxy: clients can send any header.
     #[arg(long, env = "TAVOLIERE_CLIENT_ADDRESS_HEADER")]
-    pub client_address_header: Option<String>,
+    pub client_address_header: Option<axum::http::HeaderName>,
     /// Failed sign-ins (per account, and per client address) before each
     /// further attempt waits: 1 s, then doubling.
     #[arg(long, env = "TAVOLIERE_LOGIN_FREE_FAILURES", default_value_t = 5)]

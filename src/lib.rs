@@ -143,26 +143,39 @@ pub async fn run_with_mail(
         health: Arc::new(health::Health::new(store.clone())),
         metrics,
         realtime: Arc::new(config.realtime.clone()),
-        client_address_header: config
-            .limits
-            .client_address_header
-            .as_deref()
-            .map(axum::http::HeaderName::try_from)
-            .transpose()?,
+        client_address_header: config.limits.client_address_header.clone(),
     };
     tracing::info!(address = %listener.local_addr()?, backend = store.backend(), "serving");
     // Other processes' changes, where the database announces them.
     let relay = store
         .announcements()
         .map(|announcements| realtime::relay::spawn(store.clone(), hub.clone(), announcements));
-    let state_metrics = state.metrics.clone();
-    let app = http::app(state, &config);
     // Background work runs beside the server and stops with it; all its
     // state is in the database, so stopping at any point loses nothing.
     let interval = Duration::from_millis(config.sweep_interval_ms);
     let driver = games::bots::spawn(games.clone(), bots, config.bot_threads, wakes, interval);
     let sweeper = games::sweeper::spawn(games, tournaments, interval);
-    let notifier = Arc::new(notifier).spawn();
+    let background = [sweeper, Arc::new(notifier).spawn()]
+        .into_iter()
+        .chain(driver)
+        .chain(mail_tasks);
+    let background = background.collect();
+    let served = serve_until(listener, state, &config, hub, shutdown).await;
+    stop(background, relay).await;
+    served?;
+    Ok(())
+}
+
+/// Serves `state`'s API on `listener` until `shutdown` completes.
+async fn serve_until(
+    listener: TcpListener,
+    state: http::AppState,
+    config: &Config,
+    hub: Arc<realtime::Hub>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let metrics = state.metrics.clone();
+    let app = http::app(state, config);
     let shutdown = async move {
         shutdown.await;
         // Live sockets and event streams would keep a graceful shutdown waiting.
@@ -172,8 +185,12 @@ pub async fn run_with_mail(
         header_read_timeout: Duration::from_secs(config.limits.header_read_timeout),
         connections_per_address: config.limits.max_connections_per_address,
     };
-    let served = serve::serve(listener, app, limits, state_metrics, shutdown).await;
-    for task in [sweeper, notifier].into_iter().chain(driver).chain(mail_tasks) {
+    serve::serve(listener, app, limits, metrics, shutdown).await
+}
+
+/// Stops the background tasks, then the relay of other processes' changes.
+async fn stop(background: Vec<tokio::task::JoinHandle<()>>, relay: Option<tokio::task::JoinHandle<()>>) {
+    for task in background {
         task.abort();
         let _ = task.await;
     }
@@ -182,6 +199,4 @@ pub async fn run_with_mail(
         relay.abort();
         let _ = relay.await;
     }
-    served?;
-    Ok(())
 }

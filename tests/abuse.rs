@@ -9,6 +9,7 @@
 mod common;
 
 use common::{assert_error, Database, TestServer, PATIENCE};
+use reqwest::header::HeaderName;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use tavoliere::Config;
@@ -46,7 +47,8 @@ fn retry_after(response: &reqwest::Response) -> Option<u64> {
 
 #[tokio::test]
 async fn sign_in_backs_off_but_a_known_client_still_signs_in() {
-    let (database, server) = guarded(|c| c.limits.client_address_header = Some("X-Forwarded-For".to_owned())).await;
+    let (database, server) =
+        guarded(|c| c.limits.client_address_header = Some(HeaderName::from_static("x-forwarded-for"))).await;
     let home = "192.0.2.1";
     let attacker = "198.51.100.9";
     for (name, address) in [("alice", home), ("bob", "192.0.2.2")] {

@@ -15,8 +15,7 @@ use super::error::Result;
 use super::players::PlayerJson;
 use super::{AppState, Json, Path, Query};
 use crate::ratings::stats::Tally;
-use crate::ratings::{is_provisional, Board, History, Profile};
-use crate::store::RatingRow;
+use crate::ratings::{is_provisional, Board, History, Profile, RatingRow};
 use crate::views::timestamp;
 
 pub fn router() -> Router<AppState> {

@@ -12,8 +12,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::error::{Error, Result};
 use super::{AppState, Auth, Json, MaybeAuth, Path, Query};
 use crate::clock::TimeControl;
-use crate::store::{TournamentFormat, TournamentRow, TournamentStatus};
-use crate::tournaments::{NewTournamentCommand, TournamentView};
+use crate::tournaments::{NewTournamentCommand, TournamentFormat, TournamentRow, TournamentStatus, TournamentView};
 use crate::views::timestamp;
 
 pub fn router() -> Router<AppState> {

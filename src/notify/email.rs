@@ -10,10 +10,10 @@ use lettre::transport::smtp::authentication::Credentials;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use serde_json::Value;
 
-use super::{NotifyConfig, SmtpSecurity};
+use super::{NotifyConfig, NotifyKind, SmtpSecurity};
 use crate::games::Games;
 use crate::store::{EventRow, Player};
-use crate::views::{board, timestamp};
+use crate::views::{board, timestamp, Snapshot};
 
 /// A mail ready to send.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -104,15 +104,15 @@ fn tournament_mail(event: &EventRow, base_url: &str) -> Option<Mail> {
     let data = &event.payload;
     let id = data.get("tournament").and_then(Value::as_i64)?;
     let name = data.get("name").and_then(Value::as_str).unwrap_or("Your tournament");
-    let line = match event.kind.as_str() {
-        "tournament_started" => match data.get("season").and_then(Value::as_i64) {
+    let line = match event.kind.parse().ok()? {
+        NotifyKind::TournamentStarted => match data.get("season").and_then(Value::as_i64) {
             Some(season) => format!("{name}: season {season} has begun; your games are waiting."),
             None => format!("{name} has started; your games are waiting."),
         },
-        "tournament_over" if data.get("cancelled").is_some() => {
+        NotifyKind::TournamentOver if data.get("cancelled").is_some() => {
             format!("{name} was cancelled: too few players joined.")
         }
-        "tournament_over" => {
+        NotifyKind::TournamentOver => {
             let rank = data.get("rank").and_then(Value::as_i64).unwrap_or(0);
             let points = data.get("points").and_then(Value::as_f64).unwrap_or(0.0);
             format!("{name} is over: you finished {rank} with {points} points.")
@@ -148,80 +148,94 @@ pub async fn compose(games: &Games, player: &Player, event: &EventRow, base_url:
         .snapshot(Some(player), game_id, None)
         .await
         .map_err(|e| format!("game {game_id}: {e}"))?;
-    let record = &snapshot.record;
-    let (info, variant) = crate::views::variant_info(&record.row).map_err(|e| e.to_string())?;
+    let (info, variant) = crate::views::variant_info(&snapshot.record.row).map_err(|e| e.to_string())?;
     let title = format!("{} #{game_id}", crate::views::title(info, variant));
-    let link = game_link(base_url, game_id);
-    let deadline = data.get("deadline").and_then(Value::as_i64);
-    let mut text = String::new();
-    let subject = match event.kind.as_str() {
-        "your_turn" | "reminder" => {
-            let to_move = record.row.ply + 1;
-            if event.kind == "reminder" {
-                text.push_str(&format!("Reminder: {title} is waiting for your move {to_move}.\n"));
-            } else {
-                text.push_str(&format!(
-                    "{title}: it is your turn, {} (move {to_move}).\n",
-                    player.name
-                ));
-            }
-            if let Some(last) = &snapshot.last_move {
-                let effect = last.effect.as_deref().map(|e| format!(" ({e})")).unwrap_or_default();
-                text.push_str(&format!("{} played {}{effect}.\n", last.player_name, last.notation));
-                if let Some(message) = &last.message {
-                    text.push_str(&format!("\n{} says:\n", last.player_name));
-                    for line in message.lines() {
-                        text.push_str(&format!("> {line}\n"));
-                    }
-                }
-            }
-            text.push('\n');
-            text.push_str(&board::render(&snapshot, None, false).map_err(|e| e.to_string())?);
-            text.push('\n');
-            if let Some(deadline) = deadline {
-                text.push_str(&format!("Deadline: {} (UTC)\n", timestamp(deadline)));
-            }
-            if event.kind == "reminder" {
-                format!("Reminder: your move in {title}")
-            } else {
-                format!("Your turn in {title}")
-            }
+    let (subject, mut text) = match event.kind.parse().ok() {
+        Some(kind @ (NotifyKind::YourTurn | NotifyKind::Reminder)) => {
+            turn(&snapshot, player, kind == NotifyKind::Reminder, data, &title)?
         }
-        "tournament_round" => {
+        Some(NotifyKind::TournamentRound) => {
             let name = data.get("name").and_then(Value::as_str).unwrap_or("a tournament");
             let round = data.get("round").and_then(Value::as_i64).unwrap_or(0);
-            text.push_str(&format!("{title}: your new game of {name}, round {round}.\n"));
-            format!("{name}, round {round}: {title}")
+            (
+                format!("{name}, round {round}: {title}"),
+                format!("{title}: your new game of {name}, round {round}.\n"),
+            )
         }
-        "invited" => {
+        Some(NotifyKind::Invited) => {
             let by = data.get("by").and_then(Value::as_str).unwrap_or("someone");
-            text.push_str(&format!("{by} invites you to play {title}.\n"));
-            format!("{by} invites you to {title}")
+            (
+                format!("{by} invites you to {title}"),
+                format!("{by} invites you to play {title}.\n"),
+            )
         }
-        "game_over" => {
-            let outcome = record.row.outcome.as_ref();
-            let reason = outcome
-                .and_then(|o| o.get("reason"))
-                .and_then(Value::as_str)
-                .unwrap_or("over");
-            text.push_str(&format!("{title} is over ({reason}).\n\n"));
-            text.push_str(&rating_lines(data));
-            text.push_str(&board::render(&snapshot, None, false).map_err(|e| e.to_string())?);
-            text.push('\n');
-            format!("Game over: {title}")
-        }
-        other => {
-            text.push_str(&format!("{title}: {}.\n", other.replace('_', " ")));
-            format!("{title}: {}", other.replace('_', " "))
+        Some(NotifyKind::GameOver) => game_over(&snapshot, data, &title)?,
+        _ => {
+            let what = event.kind.replace('_', " ");
+            (format!("{title}: {what}"), format!("{title}: {what}.\n"))
         }
     };
-    text.push_str(&format!("\n{link}\n"));
+    text.push_str(&format!("\n{}\n", game_link(base_url, game_id)));
     Ok(Mail {
         subject,
         text,
-        board: Some((game_id, record.row.ply)),
+        board: Some((game_id, snapshot.record.row.ply)),
         ..Mail::default()
     })
+}
+
+/// A turn's (or its reminder's) subject and text: whose turn, the
+/// opponent's move and message, the board and the deadline.
+fn turn(
+    snapshot: &Snapshot,
+    player: &Player,
+    reminder: bool,
+    data: &Value,
+    title: &str,
+) -> Result<(String, String), String> {
+    let to_move = snapshot.record.row.ply + 1;
+    let mut text = if reminder {
+        format!("Reminder: {title} is waiting for your move {to_move}.\n")
+    } else {
+        format!("{title}: it is your turn, {} (move {to_move}).\n", player.name)
+    };
+    if let Some(last) = &snapshot.last_move {
+        let effect = last.effect.as_deref().map(|e| format!(" ({e})")).unwrap_or_default();
+        text.push_str(&format!("{} played {}{effect}.\n", last.player_name, last.notation));
+        if let Some(message) = &last.message {
+            text.push_str(&format!("\n{} says:\n", last.player_name));
+            for line in message.lines() {
+                text.push_str(&format!("> {line}\n"));
+            }
+        }
+    }
+    text.push('\n');
+    text.push_str(&board::render(snapshot, None, false).map_err(|e| e.to_string())?);
+    text.push('\n');
+    if let Some(deadline) = data.get("deadline").and_then(Value::as_i64) {
+        text.push_str(&format!("Deadline: {} (UTC)\n", timestamp(deadline)));
+    }
+    let subject = if reminder {
+        format!("Reminder: your move in {title}")
+    } else {
+        format!("Your turn in {title}")
+    };
+    Ok((subject, text))
+}
+
+/// A finished game's subject and text: how it ended, the rating changes
+/// and the final board.
+fn game_over(snapshot: &Snapshot, data: &Value, title: &str) -> Result<(String, String), String> {
+    let outcome = snapshot.record.row.outcome.as_ref();
+    let reason = outcome
+        .and_then(|o| o.get("reason"))
+        .and_then(Value::as_str)
+        .unwrap_or("over");
+    let mut text = format!("{title} is over ({reason}).\n\n");
+    text.push_str(&rating_lines(data));
+    text.push_str(&board::render(snapshot, None, false).map_err(|e| e.to_string())?);
+    text.push('\n');
+    Ok((format!("Game over: {title}"), text))
 }
 
 /// Each player's rating before and after a rated game, one line each

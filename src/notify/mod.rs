@@ -15,6 +15,7 @@
 //!    `X-Tavoliere-Delivery` header lets a webhook receiver drop the rare
 //!    duplicate.
 
+pub mod choices;
 pub mod email;
 pub mod webhook;
 
@@ -24,13 +25,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
-use utoipa::ToSchema;
+use serde_json::json;
 
 use crate::domain::now;
 use crate::games::Games;
 use crate::store::{DeliveryRow, NewDelivery, NotifySettings, Outbox, Player, Settlement, Store};
+pub use choices::{Channel, ChoicesError, NotifyChoices, NotifyKind};
 use email::{Mail, Mailer};
 use webhook::WebhookUrl;
 
@@ -131,97 +131,6 @@ impl From<String> for Secret {
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("\"***\"")
-    }
-}
-
-/// The kinds of event a player can be told about.
-pub const KINDS: [&str; 8] = [
-    "your_turn",
-    "invited",
-    "game_over",
-    "chat",
-    "reminder",
-    "tournament_started",
-    "tournament_round",
-    "tournament_over",
-];
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Channel {
-    Email,
-    Webhook,
-}
-
-impl Channel {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Channel::Email => "email",
-            Channel::Webhook => "webhook",
-        }
-    }
-}
-
-/// Per kind of event, the channels to use.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
-pub struct NotifyChoices(pub BTreeMap<String, Vec<Channel>>);
-
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct ChoicesError(String);
-
-impl NotifyChoices {
-    /// What a player who never chose gets: mail for everything but chat.
-    pub fn defaults() -> NotifyChoices {
-        NotifyChoices(
-            KINDS
-                .iter()
-                .map(|k| {
-                    let channels = if *k == "chat" { vec![] } else { vec![Channel::Email] };
-                    (k.to_string(), channels)
-                })
-                .collect(),
-        )
-    }
-
-    /// Parses a client's choice: known kinds only, each a list of channels.
-    /// Kinds left out keep the default.
-    pub fn parse(value: &Value) -> Result<NotifyChoices, ChoicesError> {
-        let map = value
-            .as_object()
-            .ok_or_else(|| ChoicesError("notify must be an object of kinds".to_owned()))?;
-        let mut choices = NotifyChoices::defaults();
-        for (kind, channels) in map {
-            if !KINDS.contains(&kind.as_str()) {
-                return Err(ChoicesError(format!(
-                    "unknown notification kind {:?}; kinds are {}",
-                    kind.chars().take(40).collect::<String>(),
-                    KINDS.join(", ")
-                )));
-            }
-            let mut list: Vec<Channel> = serde_json::from_value(channels.clone())
-                .map_err(|_| ChoicesError(format!("notify.{kind} must be a list of \"email\" and \"webhook\"")))?;
-            list.sort();
-            list.dedup();
-            choices.0.insert(kind.clone(), list);
-        }
-        Ok(choices)
-    }
-
-    pub fn stored(settings: &NotifySettings) -> NotifyChoices {
-        settings
-            .notify
-            .as_ref()
-            .and_then(|v| NotifyChoices::parse(v).ok())
-            .unwrap_or_else(NotifyChoices::defaults)
-    }
-
-    pub fn to_value(&self) -> Value {
-        serde_json::to_value(&self.0).unwrap_or(Value::Null)
-    }
-
-    fn channels(&self, kind: &str) -> &[Channel] {
-        self.0.get(kind).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -521,17 +430,5 @@ mod tests {
     #[test]
     fn secrets_never_print() {
         assert_eq!(format!("{:?}", Secret::from("hunter2".to_owned())), "\"***\"");
-    }
-
-    #[test]
-    fn choices_parse_known_kinds_and_channels_only() {
-        let parsed = NotifyChoices::parse(&json!({"your_turn": ["webhook", "email", "email"], "chat": []})).unwrap();
-        assert_eq!(parsed.channels("your_turn"), &[Channel::Email, Channel::Webhook]);
-        assert_eq!(parsed.channels("invited"), &[Channel::Email], "left out: the default");
-        assert!(parsed.channels("chat").is_empty());
-        assert!(NotifyChoices::parse(&json!({"moves": ["email"]})).is_err());
-        assert!(NotifyChoices::parse(&json!({"your_turn": ["sms"]})).is_err());
-        assert!(NotifyChoices::parse(&json!({"your_turn": "email"})).is_err());
-        assert!(NotifyChoices::parse(&json!([])).is_err());
     }
 }

@@ -20,8 +20,10 @@ use std::sync::Arc;
 
 use crate::domain::Seat;
 use crate::rules::{catalogue, UnknownGame};
-use crate::store::{GameRecord, LeaderboardPage, Player, RatingChange, RatingPoint, RatingRow, Store, StoreError};
+use crate::store::{GameRecord, LeaderboardPage, Player, RatingChange, RatingPoint, Store, StoreError};
 
+/// A player's rating in one variant, as the service hands it out.
+pub use crate::store::RatingRow;
 pub use glicko::Rating;
 pub use rebuild::Rebuilt;
 pub use stats::Statistics;

@@ -28,6 +28,8 @@ mod view;
 
 use std::sync::Arc;
 
+/// A tournament's kind, lifecycle and listing row, as the service hands them out.
+pub use crate::store::{TournamentFormat, TournamentRow, TournamentStatus};
 pub use error::{TournamentError, TournamentResult};
 pub use progress::after_game;
 pub use view::{GroupView, PairingView, RoundView, StandingView, TournamentView};
@@ -36,8 +38,7 @@ use crate::clock::TimeControl;
 use crate::games::Games;
 use crate::rules::catalogue;
 use crate::store::{
-    EntrantChange, Entry, NewTournament, Player, Store, StoreError, TournamentFilter, TournamentFormat,
-    TournamentRecord, TournamentRow, TournamentStatus,
+    EntrantChange, Entry, NewTournament, Player, Store, StoreError, TournamentFilter, TournamentRecord,
 };
 
 /// Longest tournament name, in characters.

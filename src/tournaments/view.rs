@@ -103,56 +103,6 @@ pub struct PairingView {
 impl TournamentView {
     pub fn of(record: &TournamentRecord) -> TournamentView {
         let row = &record.row;
-        let name = |id: i64| record.name_of(id);
-        let swiss = row.format == TournamentFormat::Swiss;
-        let line = |s: Standing| StandingView {
-            rank: s.rank,
-            player: name(s.player),
-            points: s.points,
-            played: s.played,
-            wins: s.wins,
-            draws: s.draws,
-            losses: s.losses,
-            byes: s.byes,
-            sonneborn_berger: (!swiss).then_some(s.sonneborn_berger),
-            buchholz: swiss.then_some(s.buchholz),
-            median_buchholz: swiss.then_some(s.median_buchholz),
-        };
-        let groups: Vec<GroupView> = match row.format {
-            TournamentFormat::League => plan::season_groups(record)
-                .into_iter()
-                .map(|(group, _)| GroupView {
-                    group,
-                    standings: plan::standings_of(record, Some(group)).into_iter().map(line).collect(),
-                })
-                .collect(),
-            TournamentFormat::RoundRobin | TournamentFormat::Swiss => vec![GroupView {
-                group: 0,
-                standings: plan::standings_of(record, None).into_iter().map(line).collect(),
-            }],
-        };
-        let mut rounds: Vec<RoundView> = Vec::new();
-        let shown = record
-            .pairings
-            .iter()
-            .filter(|p| row.format != TournamentFormat::League || p.round == row.round);
-        for p in shown {
-            let pairing = PairingView {
-                game: p.game_id,
-                first: name(p.first_id),
-                second: p.second_id.map(name),
-                result: result(p),
-                forfeit: plan::is_forfeit(p),
-            };
-            match rounds.last_mut() {
-                Some(r) if r.round == p.round && r.group == p.grp => r.pairings.push(pairing),
-                _ => rounds.push(RoundView {
-                    round: p.round,
-                    group: p.grp,
-                    pairings: vec![pairing],
-                }),
-            }
-        }
         TournamentView {
             id: row.id,
             name: row.name.clone(),
@@ -182,10 +132,70 @@ impl TournamentView {
                     group: e.grp,
                 })
                 .collect(),
-            groups,
-            rounds_played: rounds,
+            groups: groups_of(record),
+            rounds_played: rounds_played(record),
         }
     }
+}
+
+/// The standings: the whole field's, or each league group's this season.
+/// Tiebreaks are the format's own: Buchholz for a Swiss,
+/// Sonneborn-Berger otherwise.
+fn groups_of(record: &TournamentRecord) -> Vec<GroupView> {
+    let swiss = record.row.format == TournamentFormat::Swiss;
+    let line = |s: Standing| StandingView {
+        rank: s.rank,
+        player: record.name_of(s.player),
+        points: s.points,
+        played: s.played,
+        wins: s.wins,
+        draws: s.draws,
+        losses: s.losses,
+        byes: s.byes,
+        sonneborn_berger: (!swiss).then_some(s.sonneborn_berger),
+        buchholz: swiss.then_some(s.buchholz),
+        median_buchholz: swiss.then_some(s.median_buchholz),
+    };
+    let group = |group: i64, of: Option<i64>| GroupView {
+        group,
+        standings: plan::standings_of(record, of).into_iter().map(line).collect(),
+    };
+    match record.row.format {
+        TournamentFormat::League => plan::season_groups(record)
+            .into_iter()
+            .map(|(g, _)| group(g, Some(g)))
+            .collect(),
+        TournamentFormat::RoundRobin | TournamentFormat::Swiss => vec![group(0, None)],
+    }
+}
+
+/// Every round's games in order (a league: this season's), grouped by
+/// round and group.
+fn rounds_played(record: &TournamentRecord) -> Vec<RoundView> {
+    let row = &record.row;
+    let mut rounds: Vec<RoundView> = Vec::new();
+    let shown = record
+        .pairings
+        .iter()
+        .filter(|p| row.format != TournamentFormat::League || p.round == row.round);
+    for p in shown {
+        let pairing = PairingView {
+            game: p.game_id,
+            first: record.name_of(p.first_id),
+            second: p.second_id.map(|id| record.name_of(id)),
+            result: result(p),
+            forfeit: plan::is_forfeit(p),
+        };
+        match rounds.last_mut() {
+            Some(r) if r.round == p.round && r.group == p.grp => r.pairings.push(pairing),
+            _ => rounds.push(RoundView {
+                round: p.round,
+                group: p.grp,
+                pairings: vec![pairing],
+            }),
+        }
+    }
+    rounds
 }
 
 /// A Swiss's rounds once known; a round robin's once scheduled.
