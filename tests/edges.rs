@@ -6,11 +6,11 @@
 
 mod common;
 
-use common::{assert_error, teardown, Database, TestServer, PATIENCE};
+use common::{assert_error, read_to_close, teardown, Database, TestServer, PATIENCE};
 use reqwest::StatusCode;
 use serde_json::Value;
 use tavoliere::rules::AnyGame;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 fn legal_after(moves: &[&str]) -> Value {
@@ -97,17 +97,9 @@ async fn raw(server: &TestServer, request: Vec<u8>) -> String {
         let _ = writer.write_all(&request).await;
         writer
     });
-    let read = async {
-        let mut all = Vec::new();
-        let mut buffer = [0u8; 4096];
-        loop {
-            match reader.read(&mut buffer).await {
-                Ok(0) | Err(_) => return all,
-                Ok(n) => all.extend_from_slice(&buffer[..n]),
-            }
-        }
-    };
-    let answer = tokio::time::timeout(PATIENCE, read).await.expect("an answer");
+    let answer = tokio::time::timeout(PATIENCE, read_to_close(&mut reader))
+        .await
+        .expect("an answer");
     drop(sender.await);
     String::from_utf8_lossy(&answer).into_owned()
 }
@@ -126,28 +118,29 @@ fn status_and_body(answer: &str) -> (&str, &str) {
 async fn what_hyper_refuses_itself_gets_its_status_and_an_empty_body() {
     let database = Database::new().await;
     let server = TestServer::start(&database).await;
-    let bad_line = raw(&server, b"GARBAGE\r\n\r\n".to_vec()).await;
-    let (status, body) = status_and_body(&bad_line);
-    assert!(status.starts_with("HTTP/1.1 400"), "{bad_line}");
-    assert_eq!(body, "", "{bad_line}");
-
-    let long_url = format!(
-        "GET /api/v1/games?{} HTTP/1.1\r\nHost: x\r\n\r\n",
-        "a".repeat(100 * 1024)
-    );
-    let answer = raw(&server, long_url.into_bytes()).await;
-    let (status, body) = status_and_body(&answer);
-    assert!(status.starts_with("HTTP/1.1 414"), "{status}");
-    assert_eq!(body, "", "{answer}");
-
-    let big_header = format!(
-        "GET /api/v1/rules HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
-        "b".repeat(1024 * 1024)
-    );
-    let answer = raw(&server, big_header.into_bytes()).await;
-    let (status, body) = status_and_body(&answer);
-    assert!(status.starts_with("HTTP/1.1 431"), "{status}");
-    assert_eq!(body, "", "{answer}");
+    let refusals = [
+        ("HTTP/1.1 400", "GARBAGE\r\n\r\n".to_owned()),
+        (
+            "HTTP/1.1 414",
+            format!(
+                "GET /api/v1/games?{} HTTP/1.1\r\nHost: x\r\n\r\n",
+                "a".repeat(100 * 1024)
+            ),
+        ),
+        (
+            "HTTP/1.1 431",
+            format!(
+                "GET /api/v1/rules HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+                "b".repeat(1024 * 1024)
+            ),
+        ),
+    ];
+    for (expected, request) in refusals {
+        let answer = raw(&server, request.into_bytes()).await;
+        let (status, body) = status_and_body(&answer);
+        assert!(status.starts_with(expected), "{expected}: {status}");
+        assert_eq!(body, "", "{expected}: {answer}");
+    }
 
     // A long URL that hyper passes on is the app's to refuse, in JSON.
     let (s, b) = server
