@@ -41,6 +41,11 @@ pub struct Config {
     /// Vacation days each player may declare per calendar year.
     #[arg(long, env = "TAVOLIERE_VACATION_DAYS", default_value_t = 30)]
     pub vacation_days: u32,
+    /// A session (a token) ends after this many days (of the clock, see
+    /// --clock-day-ms) unused; each use renews it. 0: sessions last until
+    /// signed out.
+    #[arg(long, env = "TAVOLIERE_SESSION_DAYS", default_value_t = 90)]
+    pub session_days: u32,
     #[command(flatten)]
     pub ratings: RatingConfig,
     #[command(flatten)]
@@ -64,6 +69,7 @@ impl Config {
             mail_domain: None,
             email_enabled: false,
             limits: self.limits.accounts(),
+            session_lifetime_ms: (self.session_days > 0).then(|| i64::from(self.session_days) * self.data.clock_day_ms),
         }
     }
 
@@ -320,6 +326,7 @@ impl Config {
             bot_threads: 1,
             reminder_hours: 24,
             vacation_days: 30,
+            session_days: 90,
             ratings: RatingConfig::default(),
             notify: crate::notify::NotifyConfig::default(),
             realtime: RealtimeConfig::default(),

@@ -10,7 +10,8 @@
 //! wire spelling (`open`, `active`, `finished`, `aborted`). A `Seat` is an
 //! sqlx column type on every backend (a `BIGINT`), and a stored number that
 //! is no seat fails to decode; a stored status decodes through
-//! `TryFrom<String>`, and fails likewise.
+//! `TryFrom<String>`, and fails likewise. An [`InviteCode`] is 128 random
+//! bits in 32 lowercase hex digits, and nothing else parses as one.
 
 use std::fmt;
 use std::str::FromStr;
@@ -244,5 +245,86 @@ mod tests {
         assert_eq!(all_seats_mask(4), 0b1111);
         assert_eq!(seats_in(0b101, 4), vec![Seat::from(0), Seat::from(2)]);
         assert_eq!(seats_in(0b1000_0000, 2), Vec::<Seat>::new());
+    }
+}
+
+/// The secret that lets a player who was not invited take an open seat of a
+/// private game: 128 random bits, as 32 lowercase hex digits. Shown only to
+/// the game's participants; compared in constant time.
+#[derive(Clone, PartialEq, Eq)]
+pub struct InviteCode(String);
+
+/// What is not an invitation code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("an invitation code is 32 hex digits")]
+pub struct BadInviteCode;
+
+impl InviteCode {
+    const LEN: usize = 32;
+
+    /// A fresh, unguessable code.
+    pub fn generate() -> InviteCode {
+        use argon2::password_hash::rand_core::{OsRng, RngCore};
+        let mut bytes = [0u8; Self::LEN / 2];
+        OsRng.fill_bytes(&mut bytes);
+        InviteCode(hex::encode(bytes))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether `stored` (a game's code as the store keeps it) is this one,
+    /// taking as long whatever the first difference.
+    pub fn opens(&self, stored: &str) -> bool {
+        let (a, b) = (self.0.as_bytes(), stored.as_bytes());
+        a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    }
+}
+
+impl fmt::Debug for InviteCode {
+    // A secret: kept out of logs.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("InviteCode(…)")
+    }
+}
+
+impl fmt::Display for InviteCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl FromStr for InviteCode {
+    type Err = BadInviteCode;
+
+    fn from_str(s: &str) -> Result<InviteCode, BadInviteCode> {
+        let hex = s.len() == Self::LEN && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        hex.then(|| InviteCode(s.to_owned())).ok_or(BadInviteCode)
+    }
+}
+
+impl<'de> Deserialize<'de> for InviteCode {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<InviteCode, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod invite_code_tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_fresh_and_parse_back() {
+        let (a, b) = (InviteCode::generate(), InviteCode::generate());
+        assert_ne!(a, b);
+        let parsed: InviteCode = a.to_string().parse().expect("a code");
+        assert!(parsed.opens(a.as_str()));
+        assert!(!parsed.opens(b.as_str()));
+        assert!(!parsed.opens(""));
+        for bad in ["", "xyz", &"A".repeat(32), &format!("{a}0")] {
+            assert_eq!(bad.parse::<InviteCode>(), Err(BadInviteCode), "{bad}");
+        }
     }
 }

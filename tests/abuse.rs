@@ -8,12 +8,12 @@
 
 mod common;
 
-use common::{assert_error, Database, TestServer, PATIENCE};
+use common::{assert_error, read_to_close, Database, TestServer, PATIENCE};
 use reqwest::header::HeaderName;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use tavoliere::Config;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 const PASSWORD: &str = "correct horse";
@@ -179,19 +179,6 @@ async fn guessable_passwords_are_refused_with_the_reason() {
         .await;
     assert_error(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "weak_password");
     common::teardown(database, server).await;
-}
-
-/// Reads until the server closes the connection (or resets it); the bytes
-/// read.
-async fn read_to_close(socket: &mut TcpStream) -> Vec<u8> {
-    let mut all = Vec::new();
-    let mut buffer = [0u8; 4096];
-    loop {
-        match socket.read(&mut buffer).await {
-            Ok(0) | Err(_) => return all,
-            Ok(n) => all.extend_from_slice(&buffer[..n]),
-        }
-    }
 }
 
 fn address(server: &TestServer) -> String {

@@ -57,6 +57,7 @@ fn a_game(players: (i64, i64)) -> NewGame {
         rating_min: None,
         rating_max: None,
         rematch_of: None,
+        invite_code: None,
         clock: None,
         deadline: None,
         reminder_at: None,

@@ -1198,3 +1198,54 @@ async fn tournaments_list_join_crosstable_and_rounds_in_headless_chromium() {
     server.stop().await;
     database.remove().await;
 }
+
+/// A private game's creator sees its invitation link; a player who was not
+/// invited opens it, sees the game and joins with one click.
+#[tokio::test]
+async fn a_private_games_invitation_link_lets_a_stranger_join() {
+    let database = Database::new().await;
+    let server = TestServer::start(&database).await;
+    let base = server.base.clone();
+    let browser = Browser::launch().await;
+    let alice = browser.page().await;
+    let carol = browser.page().await;
+    sign_up(&alice, &base, "alice").await;
+    sign_up(&carol, &base, "carol").await;
+    let token = bob_token(&alice).await;
+    let (s, game) = server
+        .create(&token, serde_json::json!({ "game": "gravity", "public": false }))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{game}");
+    let id = game["id"].as_i64().expect("an id");
+    // Without the code carol finds no game.
+    carol.goto(&format!("{base}/game/{id}")).await;
+    carol
+        .wait(
+            &format!("!document.querySelector('#invite-link') && document.body.textContent.includes('no game {id}')"),
+            "not found",
+        )
+        .await;
+    alice.goto(&format!("{base}/game/{id}")).await;
+    alice
+        .wait("document.querySelector('#invite-link a')", "the invitation link")
+        .await;
+    let link = alice
+        .eval("document.querySelector('#invite-link a').textContent")
+        .await
+        .as_str()
+        .expect("a link")
+        .to_owned();
+    assert_eq!(link, format!("{base}{}", game["invite_url"].as_str().expect("a URL")));
+    carol.goto(&link).await;
+    carol.wait("document.querySelector('#join')", "the join button").await;
+    carol.click("#join").await;
+    carol
+        .wait(
+            &format!("location.pathname === '/game/{id}' && location.search === '' && document.querySelector('#status') && document.querySelector('#status').textContent.length > 0 && !document.querySelector('#join')"),
+            "carol seated",
+        )
+        .await;
+    let (_, state) = server.get(&format!("/games/{id}"), Some(&token)).await;
+    assert_eq!(state["status"], "active", "{state}");
+    assert_eq!(state["seats"][1]["player"], "carol", "{state}");
+}

@@ -120,7 +120,7 @@ async function route() {
     else if ((match = path.match(/^\/tournament\/(\d+)$/))) await tournamentPage(main, Number(match[1]));
     else if ((match = path.match(/^\/player\/([^/]+)$/))) await profilePage(main, decodeURIComponent(match[1]));
     else if ((match = path.match(/^\/rules\/([a-z0-9-]+)$/))) await rulesPage(match[1]);
-    else if ((match = path.match(/^\/game\/(\d+)$/))) cleanup = await gamePage(main, Number(match[1]), params.get("ply"));
+    else if ((match = path.match(/^\/game\/(\d+)$/))) cleanup = await gamePage(main, Number(match[1]), params.get("ply"), params.get("code"));
     else main.replaceChildren(notice("No such page."));
   } catch (e) {
     main.replaceChildren(notice(errorText(e)));

@@ -92,9 +92,12 @@ function resultText(state) {
   return `${names.length ? `${names.join(" and ")} won` : "a draw"}${reason}`;
 }
 
-export async function gamePage(main, id, plyParam) {
+export async function gamePage(main, id, plyParam, codeParam) {
   const catalogue = await rules();
   const atPly = plyParam !== null && /^\d+$/.test(plyParam) ? Number(plyParam) : null;
+  // A private game's invitation code (its invitation link): shows the game
+  // to whoever holds it, and lets them take an open seat.
+  const code = codeParam && /^[0-9a-f]{32}$/.test(codeParam) ? codeParam : null;
   const status = h("div", { id: "status", "aria-live": "polite" });
   const message = h("div", { id: "game-message" });
   const result = h("section", { class: "card", id: "result", hidden: true });
@@ -290,13 +293,16 @@ export async function gamePage(main, id, plyParam) {
         state.rematch ? link(`/game/${state.rematch}`, `Rematch #${state.rematch}`) : null));
   }
 
-  function act(label, path, idName, confirmText) {
+  function act(label, path, idName, confirmText, body) {
     return h("button", {
       class: "secondary", id: idName,
       onclick: async () => {
         if (confirmText && !window.confirm(confirmText)) return;
         try {
-          const answer = await api("POST", `/games/${id}/${path}`);
+          const answer = await api("POST", `/games/${id}/${path}`, body);
+          // Joined with the code: a participant now, so the page starts over
+          // as one (moves, chat and the live feed are theirs from here).
+          if (body && body.code) { go(`/game/${id}`); return; }
           flash(message, "");
           show(answer);
           loadHistory();
@@ -335,8 +341,14 @@ export async function gamePage(main, id, plyParam) {
     if (state.status === "open" && session.token) {
       const invited = state.seats.find((s) => s.invited && session.name && s.invited.toLowerCase() === session.name.toLowerCase());
       if (invited) buttons.push(act("Accept invitation", "join", "join"), act("Decline invitation", "decline", "decline"));
-      else if (!mine && state.seats.some((s) => !s.player && !s.invited)) buttons.push(act("Join", "join", "join"));
+      else if (!mine && state.seats.some((s) => !s.player && !s.invited)) buttons.push(act("Join", "join", "join", undefined, code ? { code } : undefined));
       if (mine) buttons.push(act("Abort", "abort", "abort", "Abort this game?"));
+    }
+    // Participants of a private game see its invitation link, to hand to
+    // whoever should take an open seat.
+    if (state.invite_url && state.status === "open") {
+      const url = `${location.origin}${state.invite_url}`;
+      buttons.push(h("p", { id: "invite-link" }, "Invitation link for the open seats: ", h("a", { href: state.invite_url }, url)));
     }
     if (state.rematch_of) buttons.push(link(`/game/${state.rematch_of}`, `Rematch of #${state.rematch_of} `));
     buttons.push(h("a", { href: `/api/v1/games/${id}/record?format=text`, class: "muted", target: "_blank" }, "Record"));
@@ -429,7 +441,14 @@ export async function gamePage(main, id, plyParam) {
     modeBadge.textContent = "(history)";
     return () => clearInterval(clockTimer);
   }
-  show(await api("GET", `/games/${id}`));
+  if (code) {
+    const shown = await api("GET", `/games/${id}?code=${code}`);
+    show(shown);
+    // Not a participant yet: nothing to follow live until they join.
+    if (!shown.public && !shown.invite_code) return () => clearInterval(clockTimer);
+  } else {
+    show(await api("GET", `/games/${id}`));
+  }
   await loadHistory();
   feed = new GameFeed(id, {
     onState: show,

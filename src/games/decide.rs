@@ -5,7 +5,7 @@
 //! needs, calls it, commits the [`Progress`] and publishes it.
 
 use crate::clock::{Clock, ClockState, Pause};
-use crate::domain::{GameStatus, Seat};
+use crate::domain::{GameStatus, InviteCode, Seat};
 use crate::rules::AnyGame;
 use crate::store::{GameRecord, MoveRow, NewMove, Player};
 
@@ -409,6 +409,17 @@ pub fn abort(progress: &mut Progress, record: &GameRecord, player: &Player, seat
     });
     for other in record.seated_players().into_iter().filter(|p| *p != player.id) {
         progress.notify(other, PlayerNotice::Aborted { aborted: true });
+    }
+}
+
+/// Whether `player` may look for a seat at all: at a public game anyone, at
+/// a private one its participants and whoever holds its invitation `code`.
+/// Everyone else hears what a missing id gives.
+pub fn may_join(record: &GameRecord, player: &Player, code: Option<&InviteCode>) -> GameResult<()> {
+    if record.visible_to(Some(player)) || record.opened_by(code) {
+        Ok(())
+    } else {
+        Err(GameError::NotFound(record.row.id))
     }
 }
 

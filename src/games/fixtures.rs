@@ -91,6 +91,7 @@ impl Games {
             rating_min: None,
             rating_max: None,
             rematch_of: None,
+            invite_code: None,
             clock: state.as_ref().map(crate::clock::ClockState::to_stored),
             deadline,
             reminder_at,

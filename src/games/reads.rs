@@ -2,6 +2,7 @@
 //! snapshots, histories, event logs and lists. Private games are not found
 //! by anyone but their players and invitees.
 
+use crate::domain::InviteCode;
 use crate::rules::AnyGame;
 use crate::store::{EventRow, GameFilter, GameRecord, MoveRow, Player};
 use crate::views::{GameState, GameSummary, Snapshot};
@@ -55,7 +56,19 @@ impl Games {
 
     /// The game as `viewer` sees it, now or after move `at_ply`.
     pub async fn state(&self, viewer: Option<&Player>, id: i64, at_ply: Option<i64>) -> GameResult<GameState> {
-        let (record, game) = self.current(viewer, id).await?;
+        self.state_with_code(viewer, id, at_ply, None).await
+    }
+
+    /// [`Games::state`], a private game shown also to whoever holds its
+    /// invitation `code` (to decide whether to join it).
+    pub async fn state_with_code(
+        &self,
+        viewer: Option<&Player>,
+        id: i64,
+        at_ply: Option<i64>,
+        code: Option<&InviteCode>,
+    ) -> GameResult<GameState> {
+        let (record, game) = self.current(viewer, id, code).await?;
         match at_ply {
             Some(ply) if ply != record.row.ply => {
                 let past = self.at_ply(&record, ply).await?;
@@ -65,10 +78,18 @@ impl Games {
         }
     }
 
-    async fn current(&self, viewer: Option<&Player>, id: i64) -> GameResult<(GameRecord, AnyGame)> {
+    async fn current(
+        &self,
+        viewer: Option<&Player>,
+        id: i64,
+        code: Option<&InviteCode>,
+    ) -> GameResult<(GameRecord, AnyGame)> {
         let slot = self.hot.slot(id);
         let mut hot = slot.lock().await;
-        let record = self.load_visible(id, viewer).await?;
+        let record = self.load(id).await?;
+        if !record.visible_to(viewer) && !record.opened_by(code) {
+            return Err(GameError::NotFound(id));
+        }
         let game = self.position(&mut hot, &record).await?;
         Ok((record, game))
     }
@@ -114,7 +135,7 @@ impl Games {
     /// The position for a board: now or at `at_ply`, with the view before
     /// the last move shown.
     pub async fn snapshot(&self, viewer: Option<&Player>, id: i64, at_ply: Option<i64>) -> GameResult<Snapshot> {
-        let (record, current) = self.current(viewer, id).await?;
+        let (record, current) = self.current(viewer, id, None).await?;
         let ply = at_ply.unwrap_or(record.row.ply);
         let game = if ply == record.row.ply {
             current

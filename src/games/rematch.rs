@@ -64,7 +64,7 @@ impl Games {
     async fn answer_rematch(&self, player: &Player, next: i64) -> GameResult<GameState> {
         let rematch = self.load_visible(next, Some(player)).await?;
         if rematch.invitation_of(player.id).is_some() && rematch.row.status == GameStatus::Open {
-            return self.join(player, next, None).await;
+            return self.join(player, next, None, None).await;
         }
         self.state(Some(player), next, None).await
     }

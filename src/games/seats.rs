@@ -3,7 +3,7 @@
 //! rating range, if it has one), declining an invitation.
 
 use crate::clock::TimeControl;
-use crate::domain::Seat;
+use crate::domain::{InviteCode, Seat};
 use crate::rules::catalogue;
 use crate::store::{NewGame, Player};
 use crate::views::GameState;
@@ -126,6 +126,8 @@ impl Games {
                 rating_min: table.rating_min,
                 rating_max: table.rating_max,
                 rematch_of: table.rematch_of,
+                // Private games can be joined by invitation or with this.
+                invite_code: (!table.public).then(|| InviteCode::generate().to_string()),
                 clock: None,
                 deadline: None,
                 reminder_at: None,
@@ -158,13 +160,22 @@ impl Games {
         Ok(invitees)
     }
 
-    pub async fn join(&self, player: &Player, id: i64, seat: Option<u8>) -> GameResult<GameState> {
+    /// `player` takes `seat` (or the seat they are invited to, or the first
+    /// open one). A private game is joined by its invitees and by whoever
+    /// holds its invitation `code`; to anyone else it does not exist.
+    pub async fn join(
+        &self,
+        player: &Player,
+        id: i64,
+        seat: Option<u8>,
+        code: Option<&InviteCode>,
+    ) -> GameResult<GameState> {
         self.admit(player)?;
         let slot = self.hot.slot(id);
         let mut hot = slot.lock().await;
         for _ in 0..ATTEMPTS {
-            // Open seats of private games can be taken by whoever knows the id.
             let record = self.load(id).await?;
+            decide::may_join(&record, player, code)?;
             let chosen = decide::choose_seat(&record, player.id, seat)?;
             if record.row.rating_min.is_some() || record.row.rating_max.is_some() {
                 let rating = self

@@ -1,7 +1,7 @@
 //! Who sits where at a stored game: the questions every action asks of a
-//! [`GameRecord`] before it decides anything.
+//! [`GameRecord`] before it decides anything, and who may see it at all.
 
-use crate::domain::{all_seats_mask, Seat};
+use crate::domain::{all_seats_mask, InviteCode, Seat};
 use crate::store::{GameRecord, Player};
 
 impl GameRecord {
@@ -24,6 +24,21 @@ impl GameRecord {
     /// Public games are seen by everyone, private ones by their participants.
     pub fn visible_to(&self, viewer: Option<&Player>) -> bool {
         self.row.public || viewer.is_some_and(|p| self.is_participant(p.id))
+    }
+
+    /// Whether `code` is this private game's invitation code.
+    pub fn opened_by(&self, code: Option<&InviteCode>) -> bool {
+        match (code, self.row.invite_code.as_deref()) {
+            (Some(code), Some(stored)) => code.opens(stored),
+            _ => false,
+        }
+    }
+
+    /// What `viewer` may see of a private game's invitation: its code, to
+    /// participants only.
+    pub fn invite_code_for(&self, viewer: Option<&Player>) -> Option<&str> {
+        let participant = viewer.is_some_and(|p| self.is_participant(p.id));
+        self.row.invite_code.as_deref().filter(|_| participant)
     }
 
     /// The players seated, in seat order.

@@ -36,3 +36,19 @@ impl FromRequestParts<AppState> for ClientAddress {
         ))
     }
 }
+
+/// The client's `User-Agent`, as kept with a session it opens (shortened,
+/// printable; `None` when absent or empty).
+pub struct UserAgent(pub Option<String>);
+
+impl FromRequestParts<AppState> for UserAgent {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &AppState) -> Result<UserAgent, Error> {
+        let header = parts
+            .headers
+            .get(axum::http::header::USER_AGENT)
+            .and_then(|v| v.to_str().ok());
+        Ok(UserAgent(crate::players::user_agent(header)))
+    }
+}

@@ -12,7 +12,7 @@ use super::error::{Error, Result};
 use super::players::{event_list, EventList};
 use super::{AppState, Auth, Json, MaybeAuth, Path, Query};
 use crate::clock::TimeControl;
-use crate::domain::GameStatus;
+use crate::domain::{GameStatus, InviteCode};
 use crate::games::{Lobby, MoveCommand, NewGameCommand};
 use crate::views::{board, record, GameState, GameSummary, MoveAnswer, MoveRecord};
 
@@ -189,10 +189,14 @@ async fn list(
 pub struct PlyQuery {
     /// The game as it was after this many moves.
     ply: Option<i64>,
+    /// A private game's invitation code: shows the game to whoever holds it.
+    #[param(value_type = Option<String>, pattern = "^[0-9a-f]{32}$")]
+    code: Option<InviteCode>,
 }
 
 /// The game: seats, status, whose turn, legal moves, the position, offers.
-/// Private games are found only by their players.
+/// Private games are found only by their players, and by whoever holds
+/// their invitation code (`?code=`).
 #[utoipa::path(get, path = "/api/v1/games/{id}", tag = "games", params(("id" = i64, Path), PlyQuery),
     responses((status = 200, body = GameState), (status = 400), (status = 401), (status = 404), (status = 422)))]
 async fn show(
@@ -201,7 +205,13 @@ async fn show(
     Path(id): Path<i64>,
     Query(query): Query<PlyQuery>,
 ) -> Result<Json<GameState>> {
-    Ok(Json(state.games.state(viewer.as_ref(), id, query.ply).await?))
+    let code = query.code.as_ref();
+    Ok(Json(
+        state
+            .games
+            .state_with_code(viewer.as_ref(), id, query.ply, code)
+            .await?,
+    ))
 }
 
 #[derive(Deserialize, Default, ToSchema)]
@@ -209,16 +219,33 @@ async fn show(
 pub struct JoinRequest {
     /// A particular open seat; the invited or first open seat otherwise.
     seat: Option<u8>,
+    /// A private game's invitation code (or `?code=`): needed by whoever
+    /// was not invited.
+    #[schema(value_type = Option<String>, pattern = "^[0-9a-f]{32}$")]
+    code: Option<InviteCode>,
 }
 
-/// Takes an open seat, or accepts an invitation.
-#[utoipa::path(post, path = "/api/v1/games/{id}/join", tag = "games", params(("id" = i64, Path)),
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct JoinQuery {
+    /// A private game's invitation code, as in its invitation link.
+    #[param(value_type = Option<String>, pattern = "^[0-9a-f]{32}$")]
+    code: Option<InviteCode>,
+}
+
+/// Takes an open seat, or accepts an invitation. A private game's open
+/// seat needs its invitation code (in the body or the query); without it
+/// the game is not found, as for a missing id.
+#[utoipa::path(post, path = "/api/v1/games/{id}/join", tag = "games", params(("id" = i64, Path), JoinQuery),
     request_body(content = Option<JoinRequest>),
-    responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
+    responses((status = 200, body = GameState), (status = 400), (status = 401), (status = 403), (status = 404),
+        (status = 409), (status = 429)))]
 async fn join(
     State(state): State<AppState>,
     Auth(player): Auth,
     Path(id): Path<i64>,
+    Query(query): Query<JoinQuery>,
     body: std::result::Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<Json<GameState>> {
     let body = body.map_err(|r| {
@@ -234,8 +261,8 @@ async fn join(
     } else {
         serde_json::from_slice(&body).map_err(|e| Error::BadRequest(format!("invalid JSON body: {e}")))?
     };
-    let seat = request.seat;
-    Ok(Json(state.games.join(&player, id, seat).await?))
+    let code = request.code.or(query.code);
+    Ok(Json(state.games.join(&player, id, request.seat, code.as_ref()).await?))
 }
 
 /// Refuses an invitation: the game is cancelled.

@@ -1,4 +1,5 @@
-//! `/healthz`, `/metrics`, `/openapi.json`.
+//! `/healthz`, `/metrics`, `/openapi.json`: at the root (where probes and
+//! scrapers look) and the same under `/api/v1`, where everything else is.
 
 use axum::extract::State;
 use axum::http::{header, StatusCode};
@@ -15,6 +16,7 @@ use super::{bots, conditional, correspondence, games, players, ratings, realtime
     info(title = "Tavoliere", description = "A server for abstract board games."),
     paths(
         players::register, players::login, players::sign_out, players::sign_out_everywhere, players::me, players::update_me, players::new_mail_address, players::profile, players::my_events,
+        players::my_sessions, players::revoke_session,
         rules::list, rules::analyze,
         games::create, games::list, games::show, games::join, games::decline, games::play, games::history,
         games::resign, games::draw, games::takeback, games::abort, games::board_svg, games::board_txt,
@@ -26,7 +28,7 @@ use super::{bots, conditional, correspondence, games, players, ratings, realtime
         conditional::set, conditional::show, conditional::clear,
         correspondence::vacation, correspondence::end_vacation, correspondence::deliveries,
         realtime::chat, realtime::events,
-        healthz, metrics, openapi,
+        healthz, metrics, openapi, api_healthz, api_metrics,
     ),
     components(schemas(ErrorBody, ErrorDetail)),
     modifiers(&BearerAuth),
@@ -69,7 +71,10 @@ pub fn router() -> Router<AppState> {
 }
 
 pub fn api_router() -> Router<AppState> {
-    Router::new().route("/openapi.json", get(openapi))
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .route("/openapi.json", get(openapi))
 }
 
 /// 200 when the database answers.
@@ -90,6 +95,16 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         state.metrics.render(state.health.commit_stats()),
     )
 }
+
+/// `/healthz`, under `/api/v1` as well.
+#[utoipa::path(get, path = "/api/v1/healthz", tag = "meta", responses((status = 200), (status = 500)))]
+#[allow(dead_code)]
+fn api_healthz() {}
+
+/// `/metrics`, under `/api/v1` as well.
+#[utoipa::path(get, path = "/api/v1/metrics", tag = "meta", responses((status = 200, content_type = "text/plain", body = String)))]
+#[allow(dead_code)]
+fn api_metrics() {}
 
 /// This document.
 #[utoipa::path(get, path = "/openapi.json", tag = "meta", responses((status = 200, body = Object)))]

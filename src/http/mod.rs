@@ -32,7 +32,7 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::trace::TraceLayer;
 
 pub use auth::{Auth, MaybeAuth, SignedIn};
-pub use client::ClientAddress;
+pub use client::{ClientAddress, UserAgent};
 pub use error::{Error, Json, Path, Query, Result};
 pub use meta::ApiDoc;
 

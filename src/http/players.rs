@@ -1,5 +1,5 @@
 //! Accounts and sessions: `/players`, `/sessions`, `/players/me` (with the
-//! notification settings), a player's profile (with the ratings service's
+//! notification settings and the sessions), a player's profile (with the ratings service's
 //! ratings and statistics) and their own event list.
 //! Each handler parses the request, calls one function of the players
 //! service and renders its answer.
@@ -13,8 +13,8 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::error::Result;
 use super::ratings::ProfileJson;
-use super::{AppState, Auth, ClientAddress, Json, Path, Query, SignedIn};
-use crate::players::{AccountChange, EventRow, Me, NewAccount, Player, SettingsChange};
+use super::{AppState, Auth, ClientAddress, Json, Path, Query, SignedIn, UserAgent};
+use crate::players::{AccountChange, EventRow, Me, NewAccount, Player, SessionInfo, SettingsChange};
 use crate::views::timestamp as state_timestamp;
 
 pub fn router() -> Router<AppState> {
@@ -24,6 +24,8 @@ pub fn router() -> Router<AppState> {
         .route("/sessions/current", delete(sign_out))
         .route("/players/me", get(me).patch(update_me))
         .route("/players/me/events", get(my_events))
+        .route("/players/me/sessions", get(my_sessions))
+        .route("/players/me/sessions/{id}", delete(revoke_session))
         .route("/players/me/mail-address", post(new_mail_address))
         .route("/players/{name}", get(profile))
 }
@@ -155,12 +157,14 @@ fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Re
 async fn register(
     State(state): State<AppState>,
     ClientAddress(from): ClientAddress,
+    UserAgent(user_agent): UserAgent,
     Json(body): Json<Registration>,
 ) -> Result<(StatusCode, Json<Registered>)> {
     let account = NewAccount {
         name: body.name,
         password: body.password,
         email: body.email,
+        user_agent,
     };
     let (player, token) = state.players.register(account, from).await?;
     Ok((
@@ -179,9 +183,13 @@ async fn register(
 async fn login(
     State(state): State<AppState>,
     ClientAddress(from): ClientAddress,
+    UserAgent(user_agent): UserAgent,
     Json(body): Json<Login>,
 ) -> Result<(StatusCode, Json<Session>)> {
-    let token = state.players.sign_in(&body.name, body.password, from).await?;
+    let token = state
+        .players
+        .sign_in(&body.name, body.password, from, user_agent)
+        .await?;
     Ok((StatusCode::CREATED, Json(Session { token: token.0 })))
 }
 
@@ -199,6 +207,64 @@ async fn sign_out(State(state): State<AppState>, SignedIn(session): SignedIn) ->
     responses((status = 204, description = "signed out everywhere"), (status = 401)))]
 async fn sign_out_everywhere(State(state): State<AppState>, Auth(player): Auth) -> Result<StatusCode> {
     state.players.sign_out_everywhere(&player).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// One of the player's sessions (never its token).
+#[derive(Serialize, ToSchema)]
+pub struct SessionJson {
+    /// Names the session for `DELETE /players/me/sessions/{id}`.
+    id: String,
+    created_at: String,
+    /// When the token was last used, to within a minute or so.
+    last_used_at: String,
+    /// The `User-Agent` of the client that opened it.
+    user_agent: Option<String>,
+    /// The session this request came with.
+    current: bool,
+}
+
+impl From<SessionInfo> for SessionJson {
+    fn from(session: SessionInfo) -> SessionJson {
+        SessionJson {
+            id: session.id,
+            created_at: state_timestamp(session.created_at),
+            last_used_at: state_timestamp(session.last_used_at),
+            user_agent: session.user_agent,
+            current: session.current,
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SessionList {
+    /// Most recently used first.
+    sessions: Vec<SessionJson>,
+}
+
+/// The player's sessions: where they are signed in. Each ends when signed
+/// out, revoked, or unused for `--session-days`.
+#[utoipa::path(get, path = "/api/v1/players/me/sessions", tag = "players", security(("bearer" = [])),
+    responses((status = 200, body = SessionList), (status = 401)))]
+async fn my_sessions(State(state): State<AppState>, SignedIn(session): SignedIn) -> Result<Json<SessionList>> {
+    let sessions = state.players.sessions(&session).await?;
+    Ok(Json(SessionList {
+        sessions: sessions.into_iter().map(SessionJson::from).collect(),
+    }))
+}
+
+/// Revokes one of the player's sessions: its token stops working at once
+/// on this server (within a minute on the others sharing its database).
+#[utoipa::path(delete, path = "/api/v1/players/me/sessions/{id}", tag = "players", security(("bearer" = [])),
+    params(("id" = String, Path, description = "a session's id, from the list")),
+    responses((status = 204, description = "revoked"), (status = 401),
+        (status = 404, description = "no session of yours has this id")))]
+async fn revoke_session(
+    State(state): State<AppState>,
+    SignedIn(session): SignedIn,
+    Path(id): Path<String>,
+) -> Result<StatusCode> {
+    state.players.revoke_session(&session, &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

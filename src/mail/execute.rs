@@ -272,7 +272,7 @@ impl Services {
                 ))
             }
             Action::Accept => {
-                self.changed(player, &games.join(player, id, None).await?, "You joined.")
+                self.changed(player, &games.join(player, id, None, None).await?, "You joined.")
                     .await
             }
             Action::Decline => {

@@ -31,6 +31,9 @@ pub struct NewAccount {
     pub name: String,
     pub password: String,
     pub email: Option<String>,
+    /// The registering client's, kept with the first session (see
+    /// [`super::user_agent`]).
+    pub user_agent: Option<String>,
 }
 
 /// A change of `/players/me` as the client sent it; `None` leaves a field
@@ -65,6 +68,7 @@ impl Players {
     /// Registers a player and opens their first session; `from` is the
     /// client's address, which may register only so often.
     pub async fn register(&self, account: NewAccount, from: IpAddr) -> Result<(Player, Token)> {
+        let agent = account.user_agent.clone();
         let name: PlayerName = account.name.parse()?;
         let password = account.password.parse::<Password>()?.strong_for(name.as_str())?;
         let email = account.email.as_deref().map(str::parse::<Email>).transpose()?;
@@ -89,13 +93,20 @@ impl Players {
                 StoreError::Unique => PlayerError::NameTaken(name.to_string()),
                 other => other.into(),
             })?;
-        let token = self.open_session(&player).await?;
+        let token = self.open_session(&player, agent).await?;
         Ok((player, token))
     }
 
     /// Opens a session for whoever knows the name and password, unless
-    /// `from` (the client's address) or the account failed too often lately.
-    pub async fn sign_in(&self, name: &str, password: String, from: IpAddr) -> Result<Token> {
+    /// `from` (the client's address) or the account failed too often lately;
+    /// `user_agent` ([`super::user_agent`]) is kept with it.
+    pub async fn sign_in(
+        &self,
+        name: &str,
+        password: String,
+        from: IpAddr,
+        user_agent: Option<String>,
+    ) -> Result<Token> {
         let account = name_key(name);
         self.guard.may_sign_in(&account, from, Instant::now()).map_err(|wait| {
             self.metrics.count_limited("sign_in");
@@ -125,16 +136,17 @@ impl Players {
             return Err(PlayerError::BadCredentials);
         };
         self.guard.signed_in(&account, from, Instant::now());
-        self.open_session(&player).await
+        self.open_session(&player, user_agent).await
     }
 
-    async fn open_session(&self, player: &Player) -> Result<Token> {
+    async fn open_session(&self, player: &Player, user_agent: Option<String>) -> Result<Token> {
         let token = new_token();
         self.store
             .insert_token(NewToken {
                 token_hash: token_hash(&token),
                 player_id: player.id,
                 now: now(),
+                user_agent,
             })
             .await?;
         Ok(Token(token))
@@ -143,7 +155,7 @@ impl Players {
     /// The session a bearer token opens, if any.
     pub async fn session(&self, token: &str) -> Result<Option<Session>> {
         let token_hash = token_hash(token);
-        let player = self.tokens.player(self.store.as_ref(), &token_hash).await?;
+        let player = self.tokens.player(self.store.as_ref(), &token_hash, now()).await?;
         Ok(player.map(|player| Session { player, token_hash }))
     }
 

@@ -48,6 +48,9 @@ pub enum PlayerError {
     NoVacation,
     #[error("play by mail is off on this server")]
     MailOff,
+    /// No session of the signed-in player has this id.
+    #[error("you have no session {0:?}")]
+    NoSession(String),
     #[error(transparent)]
     Hashing(#[from] HashError),
     #[error("recomputing deadlines: {0}")]

@@ -20,6 +20,7 @@ pub mod guard;
 pub mod input;
 pub mod mailbox;
 pub mod passwords;
+mod sessions;
 pub mod settings;
 pub mod tokens;
 pub mod vacations;
@@ -32,6 +33,7 @@ pub use accounts::{AccountChange, NewAccount, Session, Token};
 pub use error::{PlayerError, Result};
 pub use guard::AccountLimits;
 pub use input::{name_key, BadInput, Email, Password, PlayerName};
+pub use sessions::{user_agent, SessionInfo, MAX_USER_AGENT_LEN};
 pub use settings::SettingsChange;
 pub use tokens::token_hash;
 pub use vacations::{Allowance, VacationRefused, VacationRequest};
@@ -71,6 +73,8 @@ pub struct PlayersConfig {
     pub email_enabled: bool,
     /// Sign-in back-off and registrations per address.
     pub limits: AccountLimits,
+    /// How long a session lasts unused, in ms; `None`: until signed out.
+    pub session_lifetime_ms: Option<i64>,
 }
 
 impl PlayersConfig {
@@ -117,7 +121,7 @@ impl Players {
     pub fn new(store: Arc<dyn Store>, deadlines: Arc<dyn Deadlines>, config: PlayersConfig) -> Players {
         Players {
             store,
-            tokens: tokens::TokenCache::default(),
+            tokens: tokens::TokenCache::new(config.session_lifetime_ms),
             deadlines,
             guard: guard::Guard::new(config.limits),
             config,

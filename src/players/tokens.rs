@@ -28,42 +28,115 @@ pub fn token_hash(token: &str) -> String {
 }
 
 /// How long a token's player is remembered without asking the database.
-/// Bounds how long a change of a player's profile takes to reach other
-/// server processes; this process forgets a player as it changes them.
-const TOKEN_CACHE_TTL: Duration = Duration::from_secs(60);
+/// Bounds how long a change of a player's profile, or a session revoked by
+/// another server process, takes to reach this one; this process forgets a
+/// player or a token as it changes or revokes them.
+pub const TOKEN_CACHE_TTL: Duration = Duration::from_secs(60);
 /// Tokens remembered at most; the cache starts over beyond.
 const TOKEN_CACHE_SIZE: usize = 100_000;
+/// A token's last use is written at most this often (ms), so that the hot
+/// path does not write per request; shorter for lifetimes under ten
+/// minutes, so that a use still renews them in time.
+const TOUCH_EVERY_MS: i64 = 60_000;
+
+/// What a use of a token at `now` finds, for a token last used at
+/// `last_used` (as far as this process knows) and last written as used at
+/// `written`, when tokens idle for `lifetime` ms expire (`None`: never).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Use {
+    /// Idle too long: the session is over.
+    Expired,
+    /// Valid, and the use is to be written.
+    Touch,
+    /// Valid; written recently enough.
+    Fresh,
+}
+
+pub fn judge(last_used: i64, written: i64, now: i64, lifetime: Option<i64>) -> Use {
+    let touch_every = lifetime.map_or(TOUCH_EVERY_MS, |l| TOUCH_EVERY_MS.min(l / 10));
+    match lifetime {
+        Some(lifetime) if now - last_used > lifetime => Use::Expired,
+        _ if now - written >= touch_every => Use::Touch,
+        _ => Use::Fresh,
+    }
+}
+
+/// A remembered token.
+#[derive(Clone, Debug)]
+struct Entry {
+    player: Player,
+    /// When this process read it from the database.
+    read: Instant,
+    /// Its last use (ms), and when that was last written.
+    used: i64,
+    written: i64,
+}
 
 /// The players of recently used tokens, so that an authenticated request
-/// costs no database read.
+/// costs no database read, and each token's last use written about once a
+/// minute at most.
 #[derive(Default)]
 pub struct TokenCache {
-    entries: Mutex<HashMap<String, (Player, Instant)>>,
+    entries: Mutex<HashMap<String, Entry>>,
+    /// How long an unused token stays valid (ms); `None`: forever.
+    lifetime: Option<i64>,
 }
 
 impl TokenCache {
-    /// The player holding the token whose [`token_hash`] is `hash`, if any.
-    pub async fn player(&self, store: &dyn Store, hash: &str) -> Result<Option<Player>, StoreError> {
-        if let Some((player, seen)) = self.locked().get(hash) {
-            if seen.elapsed() < TOKEN_CACHE_TTL {
-                return Ok(Some(player.clone()));
-            }
+    /// A cache for tokens that expire after `lifetime` ms unused.
+    pub fn new(lifetime: Option<i64>) -> TokenCache {
+        TokenCache {
+            entries: Mutex::default(),
+            lifetime,
         }
-        let player = store.player_by_token(hash).await?;
-        if let Some(player) = &player {
-            let mut entries = self.locked();
-            if entries.len() >= TOKEN_CACHE_SIZE {
-                entries.clear();
+    }
+
+    /// The player holding the token whose [`token_hash`] is `hash`, used at
+    /// `now`, if it is valid; an expired token is deleted.
+    pub async fn player(&self, store: &dyn Store, hash: &str, now: i64) -> Result<Option<Player>, StoreError> {
+        let cached = self
+            .locked()
+            .get(hash)
+            .filter(|e| e.read.elapsed() < TOKEN_CACHE_TTL)
+            .cloned();
+        let (player, last_used, written) = match cached {
+            Some(entry) => (entry.player, entry.used, entry.written),
+            None => match store.session_by_token(hash).await? {
+                Some(session) => (session.player, session.last_used_at, session.last_used_at),
+                None => return Ok(None),
+            },
+        };
+        let written = match judge(last_used, written, now, self.lifetime) {
+            Use::Expired => {
+                self.forget_token(hash);
+                store.delete_token(hash).await?;
+                return Ok(None);
             }
-            entries.insert(hash.to_owned(), (player.clone(), Instant::now()));
+            Use::Touch => {
+                store.touch_token(hash, now).await?;
+                now
+            }
+            Use::Fresh => written,
+        };
+        let mut entries = self.locked();
+        if entries.len() >= TOKEN_CACHE_SIZE {
+            entries.clear();
         }
-        Ok(player)
+        let read = entries.get(hash).map_or_else(Instant::now, |e| e.read);
+        let entry = Entry {
+            player: player.clone(),
+            read,
+            used: now,
+            written,
+        };
+        entries.insert(hash.to_owned(), entry);
+        Ok(Some(player))
     }
 
     /// Forgets every token of a player whose profile changed or whose
     /// sessions ended.
     pub fn forget_player(&self, player_id: i64) {
-        self.locked().retain(|_, (player, _)| player.id != player_id);
+        self.locked().retain(|_, entry| entry.player.id != player_id);
     }
 
     /// Forgets a token whose session ended.
@@ -71,9 +144,15 @@ impl TokenCache {
         self.locked().remove(hash);
     }
 
-    fn locked(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Player, Instant)>> {
+    fn locked(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+}
+
+/// A session's public name: the first 16 hex digits of its token's
+/// SHA-256, which names it to its player without signing anybody in.
+pub fn session_id(token_hash: &str) -> &str {
+    token_hash.get(..16).unwrap_or(token_hash)
 }
 
 #[cfg(test)]
@@ -87,5 +166,30 @@ mod tests {
         assert_eq!(a.len(), 64);
         assert_eq!(token_hash(&a).len(), 64);
         assert_ne!(token_hash(&a), a);
+        assert_eq!(session_id(&token_hash(&a)).len(), 16);
+    }
+
+    #[test]
+    fn a_token_expires_when_idle_and_each_use_renews_it() {
+        let day = 86_400_000;
+        let lifetime = Some(90 * day);
+        assert_eq!(judge(0, 0, 90 * day, lifetime), Use::Touch);
+        assert_eq!(judge(0, 0, 90 * day + 1, lifetime), Use::Expired);
+        // Used a minute ago and written then: written again now.
+        assert_eq!(judge(0, 0, 60_000, lifetime), Use::Touch);
+        // Used and written within the minute: no write.
+        assert_eq!(judge(1_000, 1_000, 59_000, lifetime), Use::Fresh);
+        // Kept in use, it never expires, however long since it was opened.
+        let mut written = 0;
+        for now in (0..200 * day).step_by(day as usize) {
+            assert_ne!(judge(now - day, written, now, lifetime), Use::Expired, "{now}");
+            written = now;
+        }
+        // Without a lifetime nothing expires.
+        assert_eq!(judge(0, 0, 1_000 * day, None), Use::Touch);
+        // Tiny lifetimes are renewed often enough to stay alive in use.
+        assert_eq!(judge(0, 0, 10, Some(100)), Use::Touch);
+        assert_eq!(judge(0, 0, 9, Some(100)), Use::Fresh);
+        assert_eq!(judge(0, 0, 101, Some(100)), Use::Expired);
     }
 }

@@ -1,6 +1,7 @@
 //! Storage: the store's traits, one per aggregate ([`PlayerStore`],
 //! [`GameStore`], [`ClockStore`], [`ConditionalStore`], [`NotifyStore`],
-//! [`RatingStore`], [`MailStore`], [`TournamentStore`], together [`Store`]), over two backends
+//! [`RatingStore`], [`MailStore`], [`TournamentStore`], [`BotStore`], [`SessionStore`], together
+//! [`Store`]), over two backends
 //! (SQLite, PostgreSQL) chosen once at start-up from the database URL.
 //!
 //! Both databases run the same SQL (numbered `$n` parameters work in both),
@@ -34,6 +35,7 @@ mod players;
 mod postgres;
 mod ratings;
 mod rows;
+mod sessions;
 mod shared;
 mod sql;
 mod sqlite;
@@ -59,12 +61,13 @@ pub use model::{
     EventRow, GameFilter, GameRecord, GameRow, GameUpdate, InboxRow, MailSettlement, MoveRow, NewBot, NewConditional,
     NewDelivery, NewGame, NewMail, NewMove, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox,
     PlayedGame, Player, PlayerChange, PlayerEvent, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow,
-    RatingValues, Reminder, SeatRow, SettingsUpdate, Settlement, Waiting,
+    RatingValues, Reminder, SeatRow, SessionRow, SettingsUpdate, Settlement, TokenSession, Waiting,
 };
 pub use notify::NotifyStore;
 pub use players::PlayerStore;
 pub use postgres::PgStore;
 pub use ratings::{LeaderboardPage, RatingStore};
+pub use sessions::SessionStore;
 pub use sqlite::SqliteStore;
 pub use tournaments::TournamentStore;
 
@@ -80,6 +83,7 @@ pub trait Store:
     + MailStore
     + TournamentStore
     + BotStore
+    + SessionStore
     + Send
     + Sync
     + 'static

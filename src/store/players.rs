@@ -1,11 +1,12 @@
-//! The players aggregate: accounts, their credentials, their sessions
-//! (tokens) and their own event stream. Promises: a name key is unique
-//! (`StoreError::Unique` on a second), and a new password ends every
-//! session of the player but the one that changed it, in one transaction.
+//! The players aggregate: accounts, their credentials and their own event
+//! stream (their sessions are [`super::SessionStore`]'s). Promises: a name
+//! key is unique (`StoreError::Unique` on a second), and a new password ends
+//! every session of the player but the one that changed it, in one
+//! transaction.
 
 use async_trait::async_trait;
 
-use super::{Credentials, EventRow, NewPlayer, NewToken, Player, PlayerChange, StoreResult};
+use super::{Credentials, EventRow, NewPlayer, Player, PlayerChange, StoreResult};
 
 #[async_trait]
 pub trait PlayerStore: Send + Sync {
@@ -17,12 +18,6 @@ pub trait PlayerStore: Send + Sync {
     /// transaction and returns the player as changed (`None`: no such
     /// player, nothing written).
     async fn update_player(&self, change: PlayerChange) -> StoreResult<Option<Player>>;
-    async fn insert_token(&self, token: NewToken) -> StoreResult<()>;
-    async fn player_by_token(&self, token_hash: &str) -> StoreResult<Option<Player>>;
-    /// Ends one session.
-    async fn delete_token(&self, token_hash: &str) -> StoreResult<()>;
-    /// Ends every session of a player.
-    async fn delete_tokens(&self, player_id: i64) -> StoreResult<()>;
     /// The player's events after `after`, in order.
     async fn player_events(&self, player_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>>;
     /// The number of the player's last event (0 when none).

@@ -38,7 +38,8 @@ pub const DELETE_CONDITIONALS: &str = "DELETE FROM conditionals WHERE game_id = 
 
 pub const INSERT_GAME: &str = "INSERT INTO games (game, variant, status, public, ply, to_move, event_seq, \
      created_by, created_at, updated_at, time_control, rated, rating_min, rating_max, rematch_of, clock, \
-     deadline, reminder_at) VALUES ($1, $2, $3, $4, 0, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15, $16) \
+     deadline, reminder_at, invite_code) \
+     VALUES ($1, $2, $3, $4, 0, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) \
      RETURNING id";
 
 pub const INSERT_SEAT: &str = "INSERT INTO seats (game_id, seat, player_id, invitee_id) VALUES ($1, $2, $3, $4)";

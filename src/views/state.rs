@@ -167,11 +167,16 @@ pub struct GameState {
     /// Present when the state is the game as it was after move `at_ply`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at_ply: Option<i64>,
+    /// `true` when this is a past position (`?ply=N` before the last move):
+    /// `ply`, `to_move`, `legal` and `view` are the game's after move N,
+    /// the rest (status, seats, offers, clock) is the game as it is now.
+    pub past: bool,
     /// The viewer's seat, if they sit at this game.
     pub your_seat: Option<Seat>,
     /// The player whose turn it is.
     pub to_move_player: Option<String>,
-    /// The legal moves (empty unless the game is active).
+    /// The legal moves of the position shown: empty when it is the game as
+    /// it is and that is not active, or a position where the game was over.
     pub legal: Vec<String>,
     /// The position: every cell with its stack, per-seat reserves.
     #[schema(value_type = Object)]
@@ -182,6 +187,13 @@ pub struct GameState {
     pub seq: i64,
     /// `null` without a time control.
     pub clock: Option<crate::clock::ClockView>,
+    /// A private game's invitation code, shown to its participants only:
+    /// whoever has it may take an open seat (`POST …/join {"code": …}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invite_code: Option<String>,
+    /// The web client's page for joining with the code, from the server's root.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invite_url: Option<String>,
 }
 
 impl GameState {
@@ -211,15 +223,21 @@ impl GameState {
                 .find(|s| s.seat == seat)
                 .and_then(|s| s.player.as_ref().map(|(_, n)| n.clone()))
         });
-        let legal = if active && at_ply.is_none() {
+        // A past position had its legal moves whatever became of the game.
+        let past = at_ply.is_some_and(|at| at < row.ply);
+        let legal = if (active && at_ply.is_none()) || (past && game.outcome().is_none()) {
             game.legal_moves()
         } else {
             Vec::new()
         };
         let n = record.seats.len();
+        let invite_code = record.invite_code_for(viewer).map(str::to_owned);
         GameState {
+            invite_url: invite_code.as_ref().map(|code| format!("/game/{}?code={code}", row.id)),
+            invite_code,
             summary,
             at_ply,
+            past,
             your_seat: viewer.and_then(|p| record.seat_of(p.id)),
             to_move_player,
             legal,

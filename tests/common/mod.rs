@@ -316,6 +316,20 @@ pub fn relaxed(mut config: Config) -> Config {
     config
 }
 
+/// Reads until the server closes the connection (or resets it); the bytes
+/// read.
+pub async fn read_to_close(socket: &mut (impl tokio::io::AsyncRead + Unpin)) -> Vec<u8> {
+    use tokio::io::AsyncReadExt;
+    let mut all = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        match socket.read(&mut buffer).await {
+            Ok(0) | Err(_) => return all,
+            Ok(n) => all.extend_from_slice(&buffer[..n]),
+        }
+    }
+}
+
 /// Stops the server, then drops its database.
 pub async fn teardown(database: Database, server: TestServer) {
     server.stop().await;

@@ -103,7 +103,7 @@ async fn look(shared: &Arc<Shared>, bot: &Bot) -> GameResult<()> {
     let player = &bot.player;
     for record in games_of(shared, bot, GameStatus::Open).await? {
         if record.invitation_of(player.id).is_some() {
-            answered("join", shared.games.join(player, record.row.id, None).await);
+            answered("join", shared.games.join(player, record.row.id, None, None).await);
         }
     }
     for record in games_of(shared, bot, GameStatus::Active).await? {

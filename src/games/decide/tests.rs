@@ -55,6 +55,7 @@ pub(super) fn gravity(moves: &[&str]) -> (GameRecord, AnyGame) {
             rematch_of: None,
             rematch: None,
             conditional_rev: 0,
+            invite_code: None,
         },
         seats: vec![
             SeatRow {

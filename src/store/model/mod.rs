@@ -74,6 +74,25 @@ pub struct NewToken {
     pub token_hash: String,
     pub player_id: i64,
     pub now: i64,
+    /// The `User-Agent` of the client that opened it, shortened.
+    pub user_agent: Option<String>,
+}
+
+/// The player a token opens, and when it was last used.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct TokenSession {
+    #[sqlx(flatten)]
+    pub player: Player,
+    pub last_used_at: i64,
+}
+
+/// One of a player's sessions, as listed to them.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct SessionRow {
+    pub token_hash: String,
+    pub created_at: i64,
+    pub last_used_at: i64,
+    pub user_agent: Option<String>,
 }
 
 /// A game's own row.
@@ -113,6 +132,8 @@ pub struct GameRow {
     pub rematch: Option<i64>,
     /// The version of the game's conditional trees (see [`ConditionalWrite`]).
     pub conditional_rev: i64,
+    /// A private game's invitation code (see [`crate::domain::InviteCode`]).
+    pub invite_code: Option<String>,
 }
 
 /// A seat: who sits there, or who it is reserved for.
@@ -220,6 +241,8 @@ pub struct NewGame {
     /// having one in the same transaction, and the creation is refused
     /// ([`super::StoreError::Conflict`]) if it already had one.
     pub rematch_of: Option<i64>,
+    /// A private game's invitation code.
+    pub invite_code: Option<String>,
     /// A game created with every seat taken starts with its clock running:
     /// the stored [`crate::clock::ClockState`], deadline and reminder.
     pub clock: Option<Value>,

@@ -347,6 +347,7 @@ async fn apply_create(tx: &mut Transaction<'_, Postgres>, game: &NewGame) -> Sto
         .bind(&game.clock)
         .bind(game.deadline)
         .bind(game.reminder_at)
+        .bind(&game.invite_code)
         .fetch_one(&mut **tx)
         .await
         .map_err(StoreError::from_write)?;

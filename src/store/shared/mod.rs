@@ -8,6 +8,7 @@
 mod bots;
 mod mail;
 mod ratings;
+mod sessions;
 mod tournaments;
 
 use async_trait::async_trait;
@@ -20,8 +21,8 @@ use super::backend::{Affected, Backend, Decoded, Param};
 use super::rows::{SeatRecord, SEATS_OF_GAME};
 use super::{
     sql, BotStore, ClockStore, CommitStats, ConditionalStore, Credentials, DeadlineChange, EventRow, GameFilter,
-    GameRecord, GameRow, GameStore, GameUpdate, MailStore, MoveRow, NewGame, NewPlayer, NewToken, NewVacation,
-    OpenGames, Player, PlayerChange, PlayerStore, RatingStore, Reminder, SeatRow, Store, StoreError, StoreResult,
+    GameRecord, GameRow, GameStore, GameUpdate, MailStore, MoveRow, NewGame, NewPlayer, NewVacation, OpenGames, Player,
+    PlayerChange, PlayerStore, RatingStore, Reminder, SeatRow, SessionStore, Store, StoreError, StoreResult,
     TournamentStore,
 };
 use super::{DeliveryRow, NotifySettings, NotifyStore, Outbox, Settlement, Waiting};
@@ -39,7 +40,8 @@ where
         + RatingStore
         + MailStore
         + TournamentStore
-        + BotStore,
+        + BotStore
+        + SessionStore,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
 {
     fn backend(&self) -> &'static str {
@@ -155,46 +157,6 @@ where
         Ok(changed)
     }
 
-    async fn insert_token(&self, token: NewToken) -> StoreResult<()> {
-        let _turn = self.write_turn().await;
-        sqlx::query("INSERT INTO tokens (token_hash, player_id, created_at) VALUES ($1, $2, $3)")
-            .bind(token.token_hash.as_str())
-            .bind(token.player_id)
-            .bind(token.now)
-            .execute(self.pool())
-            .await
-            .map_err(StoreError::from_write)?;
-        Ok(())
-    }
-
-    async fn player_by_token(&self, token_hash: &str) -> StoreResult<Option<Player>> {
-        Ok(sqlx::query_as(
-            "SELECT p.id, p.name, p.email, p.created_at FROM tokens t \
-             JOIN players p ON p.id = t.player_id WHERE t.token_hash = $1",
-        )
-        .bind(token_hash)
-        .fetch_optional(self.pool())
-        .await?)
-    }
-
-    async fn delete_token(&self, token_hash: &str) -> StoreResult<()> {
-        let _turn = self.write_turn().await;
-        sqlx::query("DELETE FROM tokens WHERE token_hash = $1")
-            .bind(token_hash)
-            .execute(self.pool())
-            .await?;
-        Ok(())
-    }
-
-    async fn delete_tokens(&self, player_id: i64) -> StoreResult<()> {
-        let _turn = self.write_turn().await;
-        sqlx::query("DELETE FROM tokens WHERE player_id = $1")
-            .bind(player_id)
-            .execute(self.pool())
-            .await?;
-        Ok(())
-    }
-
     async fn player_events(&self, player_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>> {
         let sql = "SELECT seq, kind, payload, created_at FROM player_events \
                    WHERE player_id = $1 AND seq > $2 ORDER BY seq LIMIT $3";
@@ -213,7 +175,7 @@ where
 const GAME: &str = "SELECT g.id, g.game, g.variant, g.status, g.public, g.ply, g.to_move, g.outcome, \
      g.draw_offer, g.takeback_offer, g.event_seq, g.created_by, g.created_at, g.updated_at, \
      g.time_control, g.clock, g.deadline, g.reminder_at, g.rated, g.rating_min, g.rating_max, g.rematch_of, \
-     g.rematch, g.conditional_rev FROM games g";
+     g.rematch, g.conditional_rev, g.invite_code FROM games g";
 
 const MOVE: &str = "SELECT m.ply, m.seat, m.player_id, p.name AS player_name, m.notation, m.effect, \
      m.message, m.created_at FROM moves m JOIN players p ON p.id = m.player_id";

@@ -218,6 +218,7 @@ fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
                     game.clock.as_ref().map(json),
                     game.deadline,
                     game.reminder_at,
+                    game.invite_code,
                 ],
                 |row| row.get(0),
             )

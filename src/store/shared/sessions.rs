@@ -1,0 +1,86 @@
+//! [`SessionStore`] for every backend: statements both databases run as
+//! they are. A token never used since this column came is taken as last
+//! used when it was opened.
+
+use async_trait::async_trait;
+use sqlx::{Database, Executor, IntoArguments};
+
+use super::super::backend::{Backend, Decoded, Param};
+use super::super::{NewToken, SessionRow, SessionStore, StoreError, StoreResult, TokenSession};
+
+#[async_trait]
+impl<B> SessionStore for B
+where
+    B: Backend,
+    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
+    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
+    for<'q> &'q str: Param<'q, B::DB>,
+    for<'q> Option<&'q str>: Param<'q, B::DB>,
+    for<'q> i64: Param<'q, B::DB>,
+    TokenSession: Decoded<B::DB>,
+    SessionRow: Decoded<B::DB>,
+{
+    async fn insert_token(&self, token: NewToken) -> StoreResult<()> {
+        let _turn = self.write_turn().await;
+        sqlx::query(
+            "INSERT INTO tokens (token_hash, player_id, created_at, last_used_at, user_agent) \
+             VALUES ($1, $2, $3, $3, $4)",
+        )
+        .bind(token.token_hash.as_str())
+        .bind(token.player_id)
+        .bind(token.now)
+        .bind(token.user_agent.as_deref())
+        .execute(self.pool())
+        .await
+        .map_err(StoreError::from_write)?;
+        Ok(())
+    }
+
+    async fn session_by_token(&self, token_hash: &str) -> StoreResult<Option<TokenSession>> {
+        Ok(sqlx::query_as(
+            "SELECT p.id, p.name, p.email, p.created_at, COALESCE(t.last_used_at, t.created_at) AS last_used_at \
+             FROM tokens t JOIN players p ON p.id = t.player_id WHERE t.token_hash = $1",
+        )
+        .bind(token_hash)
+        .fetch_optional(self.pool())
+        .await?)
+    }
+
+    async fn touch_token(&self, token_hash: &str, now: i64) -> StoreResult<()> {
+        let _turn = self.write_turn().await;
+        sqlx::query("UPDATE tokens SET last_used_at = $2 WHERE token_hash = $1")
+            .bind(token_hash)
+            .bind(now)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    async fn sessions(&self, player_id: i64) -> StoreResult<Vec<SessionRow>> {
+        Ok(sqlx::query_as(
+            "SELECT token_hash, created_at, COALESCE(last_used_at, created_at) AS last_used_at, user_agent \
+             FROM tokens WHERE player_id = $1 ORDER BY COALESCE(last_used_at, created_at) DESC, created_at DESC",
+        )
+        .bind(player_id)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    async fn delete_token(&self, token_hash: &str) -> StoreResult<()> {
+        let _turn = self.write_turn().await;
+        sqlx::query("DELETE FROM tokens WHERE token_hash = $1")
+            .bind(token_hash)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    async fn delete_tokens(&self, player_id: i64) -> StoreResult<()> {
+        let _turn = self.write_turn().await;
+        sqlx::query("DELETE FROM tokens WHERE player_id = $1")
+            .bind(player_id)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+}
