@@ -1,4 +1,5 @@
-//! `/healthz`, `/metrics`, `/openapi.json`.
+//! `/healthz`, `/metrics`, `/openapi.json` (served at the root and under
+//! `/api/v1`).
 
 use axum::extract::State;
 use axum::http::{header, StatusCode};
@@ -28,7 +29,8 @@ use super::{bots, conditional, correspondence, games, players, ratings, realtime
         realtime::chat, realtime::events,
         healthz, metrics, openapi,
     ),
-    components(schemas(ErrorBody, ErrorDetail)),
+    components(schemas(ErrorBody, ErrorDetail, games::Answer, games::Turn, games::RecordFormat,
+        crate::domain::GameStatus, crate::store::TournamentStatus)),
     modifiers(&BearerAuth),
 )]
 pub struct ApiDoc;
@@ -52,6 +54,9 @@ impl utoipa::Modify for BearerAuth {
 #[allow(dead_code)]
 pub struct ErrorBody {
     error: ErrorDetail,
+    /// The game's current state, on a refusal the client catches up from.
+    #[schema(value_type = Option<Object>)]
+    game: Option<()>,
 }
 
 #[derive(utoipa::ToSchema)]
@@ -94,5 +99,11 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
 /// This document.
 #[utoipa::path(get, path = "/openapi.json", tag = "meta", responses((status = 200, body = Object)))]
 async fn openapi() -> impl IntoResponse {
-    axum::Json(ApiDoc::openapi())
+    axum::Json(document())
+}
+
+/// The OpenAPI document as served: utoipa's, with the answers every
+/// operation shares (see `contract.rs`).
+pub fn document() -> serde_json::Value {
+    super::contract::complete(&ApiDoc::openapi())
 }

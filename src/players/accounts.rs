@@ -95,7 +95,9 @@ impl Players {
 
     /// Opens a session for whoever knows the name and password, unless
     /// `from` (the client's address) or the account failed too often lately.
-    pub async fn sign_in(&self, name: &str, password: String, from: IpAddr) -> Result<Token> {
+    /// The player and a new token of theirs, as [`Players::register`]
+    /// answers: one shape for both doors.
+    pub async fn sign_in(&self, name: &str, password: String, from: IpAddr) -> Result<(Player, Token)> {
         let account = name_key(name);
         self.guard.may_sign_in(&account, from, Instant::now()).map_err(|wait| {
             self.metrics.count_limited("sign_in");
@@ -125,7 +127,8 @@ impl Players {
             return Err(PlayerError::BadCredentials);
         };
         self.guard.signed_in(&account, from, Instant::now());
-        self.open_session(&player).await
+        let token = self.open_session(&player).await?;
+        Ok((player, token))
     }
 
     async fn open_session(&self, player: &Player) -> Result<Token> {
