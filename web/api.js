@@ -98,7 +98,7 @@ export class GameFeed {
       this.stopPolling();
       this.onMode("live");
       if (session.token) socket.send(JSON.stringify({ type: "auth", token: session.token }));
-      const subscribe = { type: "subscribe", game: this.id };
+      const subscribe = { type: "subscribe", game_id: this.id };
       if (this.seq >= 0) subscribe.since = this.seq;
       socket.send(JSON.stringify(subscribe));
     };
@@ -121,7 +121,7 @@ export class GameFeed {
   }
 
   receive(frame) {
-    if (frame.game !== undefined && frame.game !== this.id) return;
+    if (frame.game_id !== undefined && frame.game_id !== this.id) return;
     switch (frame.type) {
       case "snapshot":
         this.seq = frame.seq;

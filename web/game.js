@@ -88,7 +88,9 @@ function roundsOf(history, seats, current, id) {
 function resultText(state) {
   const winners = (state.outcome && state.outcome.winners) || [];
   const names = winners.map((w) => state.seats[w].player || state.seats[w].colour);
-  const reason = state.outcome && state.outcome.reason ? ` (${String(state.outcome.reason).replaceAll("_", " ")})` : "";
+  const outcome = state.outcome || {};
+  const said = outcome.message || outcome.reason;
+  const reason = said ? ` (${String(said).replaceAll("_", " ")})` : "";
   return `${names.length ? `${names.join(" and ")} won` : "a draw"}${reason}`;
 }
 
@@ -413,7 +415,7 @@ export async function gamePage(main, id, plyParam, codeParam) {
       if (!text || !feed) return;
       const room = state && state.your_seat !== null && state.your_seat !== undefined ? "players" : "spectators";
       try {
-        await feed.request({ type: "chat", game: id, text, room });
+        await feed.request({ type: "chat", game_id: id, text, room });
         chatInput.value = "";
       } catch (err) { flash(message, errorText(err)); }
     },

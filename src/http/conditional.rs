@@ -19,7 +19,7 @@ pub fn router() -> Router<AppState> {
 /// your opponent's turn in a two-player game. Every line is checked by the
 /// rules; a bad one is refused (422 naming the line, the ply and the
 /// reason) and nothing is stored. At most 64 lines (413) of 40 plies (422).
-#[utoipa::path(put, path = "/api/v1/games/{id}/conditional", tag = "conditional", params(("id" = i64, Path)),
+#[utoipa::path(put, path = "/api/v1/games/{id}/conditional", tag = "conditional", security(("bearer" = [])), params(("id" = i64, Path)),
     request_body = LinesCommand,
     responses((status = 200, body = ConditionalView), (status = 400), (status = 401), (status = 403),
         (status = 404), (status = 409), (status = 413), (status = 422)))]
@@ -35,7 +35,7 @@ async fn set(
 /// Your conditional moves in this game, as they stand (the tree advances
 /// as your replies are played). 404 when you have none, and for everyone
 /// else: nobody sees another player's tree, or learns whether there is one.
-#[utoipa::path(get, path = "/api/v1/games/{id}/conditional", tag = "conditional", params(("id" = i64, Path)),
+#[utoipa::path(get, path = "/api/v1/games/{id}/conditional", tag = "conditional", security(("bearer" = [])), params(("id" = i64, Path)),
     responses((status = 200, body = ConditionalView), (status = 401), (status = 404)))]
 async fn show(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<ConditionalView>> {
     Ok(Json(state.games.conditional(&player, id).await?))
@@ -43,7 +43,7 @@ async fn show(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<
 
 /// Clears your conditional moves in this game (204, also when there were
 /// none).
-#[utoipa::path(delete, path = "/api/v1/games/{id}/conditional", tag = "conditional", params(("id" = i64, Path)),
+#[utoipa::path(delete, path = "/api/v1/games/{id}/conditional", tag = "conditional", security(("bearer" = [])), params(("id" = i64, Path)),
     responses((status = 204), (status = 401), (status = 404)))]
 async fn clear(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<StatusCode> {
     state.games.clear_conditional(&player, id).await?;

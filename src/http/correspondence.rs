@@ -31,7 +31,7 @@ pub struct VacationRequest {
 }
 
 /// Declares a vacation: the player's correspondence clocks stop meanwhile.
-#[utoipa::path(post, path = "/api/v1/players/me/vacation", tag = "players", request_body = VacationRequest,
+#[utoipa::path(post, path = "/api/v1/players/me/vacation", tag = "players", security(("bearer" = [])), request_body = VacationRequest,
     responses((status = 200, body = MeJson), (status = 401), (status = 409, description = "overlaps another vacation"),
         (status = 422, description = "bad days or start, or beyond the allowance")))]
 async fn vacation(
@@ -50,7 +50,7 @@ async fn vacation(
 /// correspondence clocks run again, and the days not begun return to the
 /// allowance.
 #[utoipa::path(delete, path = "/api/v1/players/me/vacation", tag = "players",
-    responses((status = 200, body = MeJson), (status = 401), (status = 404, description = "no vacation now or to come")))]
+    security(("bearer" = [])), responses((status = 200, body = MeJson), (status = 401), (status = 404, description = "no vacation now or to come")))]
 async fn end_vacation(State(state): State<AppState>, Auth(player): Auth) -> Result<Json<MeJson>> {
     Ok(Json(state.players.end_vacation(&player).await?.into()))
 }
@@ -62,6 +62,8 @@ pub struct DeliveriesQuery {
     /// Deliveries with a smaller id (the next page).
     before: Option<i64>,
     /// At most this many (1 to 200, default 50).
+    #[param(minimum = 1, maximum = 200)]
+    #[serde(default, deserialize_with = "super::params::in_range::<_, 1, 200>")]
     limit: Option<i64>,
 }
 
@@ -106,7 +108,7 @@ pub struct DeliveryList {
 }
 
 /// The player's notification deliveries, newest first.
-#[utoipa::path(get, path = "/api/v1/players/me/deliveries", tag = "players", params(DeliveriesQuery),
+#[utoipa::path(get, path = "/api/v1/players/me/deliveries", tag = "players", security(("bearer" = [])), params(DeliveriesQuery),
     responses((status = 200, body = DeliveryList), (status = 401)))]
 async fn deliveries(
     State(state): State<AppState>,

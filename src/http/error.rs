@@ -337,10 +337,40 @@ impl From<QueryRejection> for Error {
     }
 }
 
-/// `axum::Json` with JSON errors.
-#[derive(Debug, FromRequest)]
-#[from_request(via(axum::Json), rejection(Error))]
+/// `axum::Json` with JSON errors. A number without a fraction (`3.0`) is
+/// an integer, as JSON Schema (and so the OpenAPI document) counts it,
+/// though serde would refuse it for an integer field.
+#[derive(Debug)]
 pub struct Json<T>(pub T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for Json<T> {
+    type Rejection = Error;
+
+    async fn from_request(request: axum::extract::Request, state: &S) -> Result<Json<T>> {
+        let axum::Json(mut value) = axum::Json::<Value>::from_request(request, state).await?;
+        integral_numbers(&mut value);
+        T::deserialize(value)
+            .map(Json)
+            .map_err(|e| Error::BadRequest(format!("Failed to deserialize the JSON body into the target type: {e}")))
+    }
+}
+
+/// Turns every float with no fraction (within `i64`) into an integer.
+fn integral_numbers(value: &mut Value) {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(f) = n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15) {
+                // Exact: |f| < 2^53, and it has no fraction.
+                #[allow(clippy::cast_possible_truncation)]
+                let integer = f as i64;
+                *value = Value::from(integer);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_numbers),
+        Value::Object(map) => map.values_mut().for_each(integral_numbers),
+        _ => {}
+    }
+}
 
 impl<T: Serialize> IntoResponse for Json<T> {
     fn into_response(self) -> Response {
@@ -357,3 +387,21 @@ pub struct Path<T>(pub T);
 #[derive(Debug, FromRequestParts)]
 #[from_request(via(axum::extract::Query), rejection(Error))]
 pub struct Query<T>(pub T);
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::integral_numbers;
+
+    #[test]
+    fn integral_floats_become_integers() {
+        let mut value = json!({ "days": 776.0, "ratio": 0.5, "list": [2.0, -3.0], "big": 1.0e300 });
+        integral_numbers(&mut value);
+        assert_eq!(
+            value,
+            json!({ "days": 776, "ratio": 0.5, "list": [2, -3], "big": 1.0e300 })
+        );
+        assert!(value["days"].is_i64());
+    }
+}

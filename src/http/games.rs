@@ -10,7 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::error::{Error, Result};
 use super::players::{event_list, EventList};
-use super::{AppState, Auth, Json, MaybeAuth, Path, Query};
+use super::{params, AppState, Auth, Json, MaybeAuth, Path, Query};
 use crate::clock::TimeControl;
 use crate::domain::{GameStatus, InviteCode};
 use crate::games::{Lobby, MoveCommand, NewGameCommand};
@@ -38,13 +38,17 @@ pub fn router() -> Router<AppState> {
 #[serde(deny_unknown_fields)]
 pub struct NewGameRequest {
     /// Catalogue slug, e.g. `gravity`.
+    #[schema(schema_with = params::game_slug)]
     pub game: String,
     /// Variant slug; the game's first variant when absent.
+    #[schema(schema_with = params::optional_variant_slug)]
     pub variant: Option<String>,
     /// The creator's seat (0 moves first); 0 when absent.
+    #[schema(maximum = 7)]
     pub seat: Option<u8>,
-    /// Players invited to the other seats, in seat order.
+    /// Players invited to the other seats, in seat order (at most 16).
     #[serde(default)]
+    #[schema(max_items = 16)]
     pub opponents: Vec<String>,
     /// Listed and readable by everyone (default) or only by its players.
     pub public: Option<bool>,
@@ -81,6 +85,7 @@ pub struct MoveRequest {
     #[serde(rename = "move")]
     pub notation: String,
     /// The number of moves the client has seen.
+    #[schema(minimum = 0)]
     pub ply: i64,
     /// A note to the opponents, kept with the move.
     pub message: Option<String>,
@@ -98,7 +103,7 @@ impl From<MoveRequest> for MoveCommand {
 
 /// Creates a game; the creator sits at `seat`, named opponents are invited,
 /// other seats are open to anyone. It starts when every seat is filled.
-#[utoipa::path(post, path = "/api/v1/games", tag = "games", request_body = NewGameRequest,
+#[utoipa::path(post, path = "/api/v1/games", tag = "games", security(("bearer" = [])), request_body = NewGameRequest,
     responses((status = 201, body = GameState), (status = 400), (status = 401), (status = 422)))]
 async fn create(
     State(state): State<AppState>,
@@ -119,17 +124,32 @@ async fn create(
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     /// open, active, finished or aborted.
-    status: Option<String>,
+    #[param(value_type = Option<GameStatus>)]
+    status: Option<GameStatus>,
     /// A catalogue game slug.
+    #[param(schema_with = params::game_slug)]
+    #[serde(default, deserialize_with = "params::known_game")]
     game: Option<String>,
     /// Games where this player sits or is invited.
+    #[param(schema_with = params::player_name)]
+    #[serde(default, deserialize_with = "params::valid_name")]
     player: Option<String>,
-    /// `me`: active games waiting for the caller's move.
-    turn: Option<String>,
+    /// `me`: active games waiting for the caller's move (needs a token).
+    #[param(value_type = Option<Turn>)]
+    turn: Option<Turn>,
     /// The `next_cursor` of the previous page.
     cursor: Option<i64>,
     /// Page size, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
+    #[serde(default, deserialize_with = "params::in_range::<_, 1, 100>")]
     limit: Option<i64>,
+}
+
+/// Whose turn `GET /games` asks about: only the caller's.
+#[derive(Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Turn {
+    Me,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -140,28 +160,22 @@ pub struct GameList {
 }
 
 /// Lists the games the caller may see, newest first.
-#[utoipa::path(get, path = "/api/v1/games", tag = "games", params(ListQuery),
+#[utoipa::path(get, path = "/api/v1/games", tag = "games", security((), ("bearer" = [])), params(ListQuery),
     responses((status = 200, body = GameList), (status = 400), (status = 401)))]
 async fn list(
     State(state): State<AppState>,
     MaybeAuth(viewer): MaybeAuth,
     Query(query): Query<ListQuery>,
 ) -> Result<Json<GameList>> {
-    let status = query
-        .status
-        .as_deref()
-        .map(str::parse::<GameStatus>)
-        .transpose()
-        .map_err(|_| Error::BadRequest("status is one of open, active, finished, aborted".to_owned()))?;
-    let turn_of = match query.turn.as_deref() {
+    let status = query.status;
+    let turn_of = match query.turn {
         None => None,
-        Some("me") => Some(
+        Some(Turn::Me) => Some(
             viewer
                 .as_ref()
                 .ok_or_else(|| Error::Unauthorized("turn=me needs a token".to_owned()))?
                 .id,
         ),
-        Some(_) => return Err(Error::BadRequest("turn can only be me".to_owned())),
     };
     let page = state
         .games
@@ -188,6 +202,7 @@ async fn list(
 #[serde(deny_unknown_fields)]
 pub struct PlyQuery {
     /// The game as it was after this many moves.
+    #[param(minimum = 0)]
     ply: Option<i64>,
     /// A private game's invitation code: shows the game to whoever holds it.
     #[param(value_type = Option<String>, pattern = "^[0-9a-f]{32}$")]
@@ -197,7 +212,7 @@ pub struct PlyQuery {
 /// The game: seats, status, whose turn, legal moves, the position, offers.
 /// Private games are found only by their players, and by whoever holds
 /// their invitation code (`?code=`).
-#[utoipa::path(get, path = "/api/v1/games/{id}", tag = "games", params(("id" = i64, Path), PlyQuery),
+#[utoipa::path(get, path = "/api/v1/games/{id}", tag = "games", security((), ("bearer" = [])), params(("id" = i64, Path), PlyQuery),
     responses((status = 200, body = GameState), (status = 400), (status = 401), (status = 404), (status = 422)))]
 async fn show(
     State(state): State<AppState>,
@@ -218,6 +233,7 @@ async fn show(
 #[serde(deny_unknown_fields)]
 pub struct JoinRequest {
     /// A particular open seat; the invited or first open seat otherwise.
+    #[schema(maximum = 7)]
     seat: Option<u8>,
     /// A private game's invitation code (or `?code=`): needed by whoever
     /// was not invited.
@@ -237,8 +253,8 @@ pub struct JoinQuery {
 /// Takes an open seat, or accepts an invitation. A private game's open
 /// seat needs its invitation code (in the body or the query); without it
 /// the game is not found, as for a missing id.
-#[utoipa::path(post, path = "/api/v1/games/{id}/join", tag = "games", params(("id" = i64, Path), JoinQuery),
-    request_body(content = Option<JoinRequest>),
+#[utoipa::path(post, path = "/api/v1/games/{id}/join", tag = "games", security(("bearer" = [])), params(("id" = i64, Path), JoinQuery),
+    request_body(content = Option<JoinRequest>, description = "optional: no body, or `null`, takes the invited or first open seat"),
     responses((status = 200, body = GameState), (status = 400), (status = 401), (status = 403), (status = 404),
         (status = 409), (status = 429)))]
 async fn join(
@@ -255,18 +271,21 @@ async fn join(
             Error::BadRequest(r.body_text())
         }
     })?;
-    // The body is optional: no body means "any seat".
+    // The body is optional: none (or `null`, as the document allows) means
+    // "any seat".
     let request: JoinRequest = if body.iter().all(u8::is_ascii_whitespace) {
         JoinRequest::default()
     } else {
-        serde_json::from_slice(&body).map_err(|e| Error::BadRequest(format!("invalid JSON body: {e}")))?
+        serde_json::from_slice::<Option<JoinRequest>>(&body)
+            .map_err(|e| Error::BadRequest(format!("invalid JSON body: {e}")))?
+            .unwrap_or_default()
     };
     let code = request.code.or(query.code);
     Ok(Json(state.games.join(&player, id, request.seat, code.as_ref()).await?))
 }
 
 /// Refuses an invitation: the game is cancelled.
-#[utoipa::path(post, path = "/api/v1/games/{id}/decline", tag = "games", params(("id" = i64, Path)),
+#[utoipa::path(post, path = "/api/v1/games/{id}/decline", tag = "games", security(("bearer" = [])), params(("id" = i64, Path)),
     responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
 async fn decline(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<GameState>> {
     Ok(Json(state.games.decline(&player, id).await?))
@@ -275,7 +294,7 @@ async fn decline(State(state): State<AppState>, Auth(player): Auth, Path(id): Pa
 /// Plays a move. `ply` is the number of moves the client has seen. 201 once
 /// committed; 200 for a retry of a move already stored (nothing applied
 /// twice).
-#[utoipa::path(post, path = "/api/v1/games/{id}/moves", tag = "games", params(("id" = i64, Path)),
+#[utoipa::path(post, path = "/api/v1/games/{id}/moves", tag = "games", security(("bearer" = [])), params(("id" = i64, Path)),
     request_body = MoveRequest,
     responses(
         (status = 201, body = MoveAnswer, description = "the move is committed"),
@@ -307,7 +326,7 @@ pub struct History {
 }
 
 /// The moves: ply, seat, player, move, what it did, time, message.
-#[utoipa::path(get, path = "/api/v1/games/{id}/moves", tag = "games", params(("id" = i64, Path)),
+#[utoipa::path(get, path = "/api/v1/games/{id}/moves", tag = "games", security((), ("bearer" = [])), params(("id" = i64, Path)),
     responses((status = 200, body = History), (status = 404)))]
 async fn history(
     State(state): State<AppState>,
@@ -321,23 +340,39 @@ async fn history(
 }
 
 /// Resigns: every other seat wins.
-#[utoipa::path(post, path = "/api/v1/games/{id}/resign", tag = "games", params(("id" = i64, Path)),
+#[utoipa::path(post, path = "/api/v1/games/{id}/resign", tag = "games", security(("bearer" = [])), params(("id" = i64, Path)),
     responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
 async fn resign(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<GameState>> {
     Ok(Json(state.games.resign(&player, id).await?))
 }
 
-fn answer(answer: &str) -> Result<bool> {
-    match answer {
-        "yes" => Ok(true),
-        "no" => Ok(false),
-        _ => Err(Error::NotFound("the answer is yes or no".to_owned())),
+/// The answer to an offer, as the path spells it.
+#[derive(Clone, Copy, PartialEq, Eq, ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum Answer {
+    Yes,
+    No,
+}
+
+impl std::str::FromStr for Answer {
+    type Err = Error;
+
+    fn from_str(answer: &str) -> Result<Answer> {
+        match answer {
+            "yes" => Ok(Answer::Yes),
+            "no" => Ok(Answer::No),
+            _ => Err(Error::NotFound("the answer is yes or no".to_owned())),
+        }
     }
+}
+
+fn answer(answer: &str) -> Result<bool> {
+    Ok(answer.parse::<Answer>()? == Answer::Yes)
 }
 
 /// `yes` offers a draw or accepts the offer; `no` declines it.
 #[utoipa::path(post, path = "/api/v1/games/{id}/draw/{answer}", tag = "games",
-    params(("id" = i64, Path), ("answer" = String, Path, description = "yes or no")),
+    security(("bearer" = [])), params(("id" = i64, Path), ("answer" = Answer, Path, description = "yes or no")),
     responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
 async fn draw(
     State(state): State<AppState>,
@@ -349,7 +384,7 @@ async fn draw(
 
 /// `yes` asks to take back the last move or agrees to it; `no` refuses.
 #[utoipa::path(post, path = "/api/v1/games/{id}/takeback/{answer}", tag = "games",
-    params(("id" = i64, Path), ("answer" = String, Path, description = "yes or no")),
+    security(("bearer" = [])), params(("id" = i64, Path), ("answer" = Answer, Path, description = "yes or no")),
     responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
 async fn takeback(
     State(state): State<AppState>,
@@ -360,7 +395,7 @@ async fn takeback(
 }
 
 /// Aborts a game before every player has moved once.
-#[utoipa::path(post, path = "/api/v1/games/{id}/abort", tag = "games", params(("id" = i64, Path)),
+#[utoipa::path(post, path = "/api/v1/games/{id}/abort", tag = "games", security(("bearer" = [])), params(("id" = i64, Path)),
     responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
 async fn abort(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<GameState>> {
     Ok(Json(state.games.abort(&player, id).await?))
@@ -369,7 +404,7 @@ async fn abort(State(state): State<AppState>, Auth(player): Auth, Path(id): Path
 /// Asks for a rematch of a finished game: a new game of the same kind,
 /// seats rotated, the other players invited. When the rematch exists
 /// already, answers its invitation instead (takes the invited seat).
-#[utoipa::path(post, path = "/api/v1/games/{id}/rematch", tag = "games", params(("id" = i64, Path)),
+#[utoipa::path(post, path = "/api/v1/games/{id}/rematch", tag = "games", security(("bearer" = [])), params(("id" = i64, Path)),
     responses((status = 200, body = GameState, description = "the rematch"), (status = 401), (status = 403),
         (status = 404), (status = 409, description = "the game is not finished")))]
 async fn rematch(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<GameState>> {
@@ -393,7 +428,7 @@ async fn board(
 }
 
 /// The board as SVG, now or after move `ply`; the last move's cells marked.
-#[utoipa::path(get, path = "/api/v1/games/{id}/board.svg", tag = "boards", params(("id" = i64, Path), PlyQuery),
+#[utoipa::path(get, path = "/api/v1/games/{id}/board.svg", tag = "boards", security((), ("bearer" = [])), params(("id" = i64, Path), PlyQuery),
     responses((status = 200, content_type = "image/svg+xml", body = String), (status = 404), (status = 422)))]
 async fn board_svg(
     State(state): State<AppState>,
@@ -405,7 +440,7 @@ async fn board_svg(
 }
 
 /// The board as text, in the spirit of pbmserv's mails.
-#[utoipa::path(get, path = "/api/v1/games/{id}/board.txt", tag = "boards", params(("id" = i64, Path), PlyQuery),
+#[utoipa::path(get, path = "/api/v1/games/{id}/board.txt", tag = "boards", security((), ("bearer" = [])), params(("id" = i64, Path), PlyQuery),
     responses((status = 200, content_type = "text/plain", body = String), (status = 404), (status = 422)))]
 async fn board_txt(
     State(state): State<AppState>,
@@ -421,12 +456,21 @@ async fn board_txt(
 #[serde(deny_unknown_fields)]
 pub struct RecordQuery {
     /// `json` (default) or `text`.
-    format: Option<String>,
+    #[param(value_type = Option<RecordFormat>)]
+    format: Option<RecordFormat>,
+}
+
+/// How `GET /games/{id}/record` answers.
+#[derive(Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordFormat {
+    Json,
+    Text,
 }
 
 /// The game's record: headers, players, result, moves; `?format=text` for the
 /// transcription with numbered rounds and a column per player.
-#[utoipa::path(get, path = "/api/v1/games/{id}/record", tag = "games", params(("id" = i64, Path), RecordQuery),
+#[utoipa::path(get, path = "/api/v1/games/{id}/record", tag = "games", security((), ("bearer" = [])), params(("id" = i64, Path), RecordQuery),
     responses((status = 200, body = record::GameRecordJson), (status = 400), (status = 404)))]
 async fn game_record(
     State(state): State<AppState>,
@@ -436,14 +480,13 @@ async fn game_record(
 ) -> Result<Response> {
     let (game, moves) = state.games.history(viewer.as_ref(), id).await?;
     let json = record::json(&game, &moves).map_err(Error::internal)?;
-    match query.format.as_deref() {
-        None | Some("json") => Ok(Json(json).into_response()),
-        Some("text") => Ok((
+    match query.format.unwrap_or(RecordFormat::Json) {
+        RecordFormat::Json => Ok(Json(json).into_response()),
+        RecordFormat::Text => Ok((
             [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
             record::text(&json),
         )
             .into_response()),
-        Some(_) => Err(Error::BadRequest("format is json or text".to_owned())),
     }
 }
 
@@ -454,11 +497,13 @@ pub struct GameEventsQuery {
     /// Events after this number.
     after: Option<i64>,
     /// At most this many (1 to 500, default 100).
+    #[param(minimum = 1, maximum = 500)]
+    #[serde(default, deserialize_with = "params::in_range::<_, 1, 500>")]
     limit: Option<i64>,
 }
 
 /// The game's event log, in order: what live clients resume from.
-#[utoipa::path(get, path = "/api/v1/games/{id}/events", tag = "games", params(("id" = i64, Path), GameEventsQuery),
+#[utoipa::path(get, path = "/api/v1/games/{id}/events", tag = "games", security((), ("bearer" = [])), params(("id" = i64, Path), GameEventsQuery),
     responses((status = 200, body = EventList), (status = 404)))]
 async fn events(
     State(state): State<AppState>,
@@ -466,10 +511,10 @@ async fn events(
     Path(id): Path<i64>,
     Query(query): Query<GameEventsQuery>,
 ) -> Result<Json<EventList>> {
-    let limit = query.limit.unwrap_or(100).clamp(1, 500);
+    let limit = query.limit.unwrap_or(100);
     let rows = state
         .games
         .events(viewer.as_ref(), id, query.after.unwrap_or(0), limit)
         .await?;
-    Ok(Json(event_list(rows)))
+    Ok(Json(event_list(Some(id), &rows)))
 }

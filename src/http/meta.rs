@@ -30,7 +30,8 @@ use super::{bots, conditional, correspondence, games, players, ratings, realtime
         realtime::chat, realtime::events,
         healthz, metrics, openapi, api_healthz, api_metrics,
     ),
-    components(schemas(ErrorBody, ErrorDetail)),
+    components(schemas(ErrorBody, ErrorDetail, games::Answer, games::Turn, games::RecordFormat,
+        crate::domain::GameStatus, crate::store::TournamentStatus)),
     modifiers(&BearerAuth),
 )]
 pub struct ApiDoc;
@@ -54,6 +55,9 @@ impl utoipa::Modify for BearerAuth {
 #[allow(dead_code)]
 pub struct ErrorBody {
     error: ErrorDetail,
+    /// The game's current state, on a refusal the client catches up from.
+    #[schema(value_type = Option<Object>)]
+    game: Option<()>,
 }
 
 #[derive(utoipa::ToSchema)]
@@ -109,5 +113,11 @@ fn api_metrics() {}
 /// This document.
 #[utoipa::path(get, path = "/openapi.json", tag = "meta", responses((status = 200, body = Object)))]
 async fn openapi() -> impl IntoResponse {
-    axum::Json(ApiDoc::openapi())
+    axum::Json(document())
+}
+
+/// The OpenAPI document as served: utoipa's, with the answers every
+/// operation shares (see `contract.rs`).
+pub fn document() -> serde_json::Value {
+    super::contract::complete(&ApiDoc::openapi())
 }

@@ -15,7 +15,7 @@ use super::error::Result;
 use super::ratings::ProfileJson;
 use super::{AppState, Auth, ClientAddress, Json, Path, Query, SignedIn, UserAgent};
 use crate::players::{AccountChange, EventRow, Me, NewAccount, Player, SessionInfo, SettingsChange};
-use crate::views::timestamp as state_timestamp;
+use crate::views::{timestamp as state_timestamp, EventView};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -34,9 +34,11 @@ pub fn router() -> Router<AppState> {
 #[serde(deny_unknown_fields)]
 pub struct Registration {
     /// 1 to 32 letters, digits, `_` or `-`; unique regardless of case.
+    #[schema(schema_with = super::params::player_name)]
     name: String,
     /// 8 to 128 characters, not too easy to guess (zxcvbn score 3 or
     /// more, the name not in it): else 422 `weak_password` with the reason.
+    #[schema(min_length = 8, max_length = 128)]
     password: String,
     email: Option<String>,
 }
@@ -103,11 +105,22 @@ impl From<Me> for MeJson {
     }
 }
 
+/// What registration and sign-in both answer: the player (with their
+/// email, as `GET /players/me` shows it) and a new token.
 #[derive(Serialize, ToSchema)]
-pub struct Registered {
+pub struct Session {
     player: PlayerJson,
     /// Send as `Authorization: Bearer <token>`.
     token: String,
+}
+
+impl Session {
+    fn of(player: &Player, token: crate::players::Token) -> Session {
+        Session {
+            player: PlayerJson::of(player, true),
+            token: token.0,
+        }
+    }
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -115,11 +128,6 @@ pub struct Registered {
 pub struct Login {
     name: String,
     password: String,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct Session {
-    token: String,
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -152,14 +160,14 @@ fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Re
 
 /// Registers a player and opens a session.
 #[utoipa::path(post, path = "/api/v1/players", tag = "players", request_body = Registration,
-    responses((status = 201, body = Registered), (status = 400), (status = 409, description = "name taken"), (status = 422),
+    responses((status = 201, body = Session), (status = 400), (status = 409, description = "name taken"), (status = 422),
         (status = 429, description = "too many registrations from this address; see Retry-After")))]
 async fn register(
     State(state): State<AppState>,
     ClientAddress(from): ClientAddress,
     UserAgent(user_agent): UserAgent,
     Json(body): Json<Registration>,
-) -> Result<(StatusCode, Json<Registered>)> {
+) -> Result<(StatusCode, Json<Session>)> {
     let account = NewAccount {
         name: body.name,
         password: body.password,
@@ -167,16 +175,10 @@ async fn register(
         user_agent,
     };
     let (player, token) = state.players.register(account, from).await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(Registered {
-            player: PlayerJson::of(&player, true),
-            token: token.0,
-        }),
-    ))
+    Ok((StatusCode::CREATED, Json(Session::of(&player, token))))
 }
 
-/// Opens a session: a new token.
+/// Opens a session: the player and a new token, as registration answers.
 #[utoipa::path(post, path = "/api/v1/sessions", tag = "players", request_body = Login,
     responses((status = 201, body = Session), (status = 400), (status = 401),
         (status = 429, description = "too many failed sign-ins lately; see Retry-After")))]
@@ -186,16 +188,16 @@ async fn login(
     UserAgent(user_agent): UserAgent,
     Json(body): Json<Login>,
 ) -> Result<(StatusCode, Json<Session>)> {
-    let token = state
+    let (player, token) = state
         .players
         .sign_in(&body.name, body.password, from, user_agent)
         .await?;
-    Ok((StatusCode::CREATED, Json(Session { token: token.0 })))
+    Ok((StatusCode::CREATED, Json(Session::of(&player, token))))
 }
 
 /// Ends this session: the token sent stops working.
 #[utoipa::path(delete, path = "/api/v1/sessions/current", tag = "players",
-    responses((status = 204, description = "signed out"), (status = 401)))]
+    security(("bearer" = [])), responses((status = 204, description = "signed out"), (status = 401)))]
 async fn sign_out(State(state): State<AppState>, SignedIn(session): SignedIn) -> Result<StatusCode> {
     state.players.sign_out(&session).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -204,7 +206,7 @@ async fn sign_out(State(state): State<AppState>, SignedIn(session): SignedIn) ->
 /// Ends every session of the player, this one included: each of their
 /// tokens stops working.
 #[utoipa::path(delete, path = "/api/v1/sessions", tag = "players",
-    responses((status = 204, description = "signed out everywhere"), (status = 401)))]
+    security(("bearer" = [])), responses((status = 204, description = "signed out everywhere"), (status = 401)))]
 async fn sign_out_everywhere(State(state): State<AppState>, Auth(player): Auth) -> Result<StatusCode> {
     state.players.sign_out_everywhere(&player).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -269,21 +271,21 @@ async fn revoke_session(
 }
 
 /// The authenticated player.
-#[utoipa::path(get, path = "/api/v1/players/me", tag = "players", responses((status = 200, body = MeJson), (status = 401)))]
+#[utoipa::path(get, path = "/api/v1/players/me", tag = "players", security(("bearer" = [])), responses((status = 200, body = MeJson), (status = 401)))]
 async fn me(State(state): State<AppState>, Auth(player): Auth) -> Result<Json<MeJson>> {
     Ok(Json(state.players.me(&player).await?.into()))
 }
 
 /// Replaces the player's secret mail address; the old one stops working.
 #[utoipa::path(post, path = "/api/v1/players/me/mail-address", tag = "players",
-    responses((status = 200, body = MeJson), (status = 401), (status = 404, description = "mail is off")))]
+    security(("bearer" = [])), responses((status = 200, body = MeJson), (status = 401), (status = 404, description = "mail is off")))]
 async fn new_mail_address(State(state): State<AppState>, Auth(player): Auth) -> Result<Json<MeJson>> {
     Ok(Json(state.players.new_mail_address(&player).await?.into()))
 }
 
 /// Changes the email or password (each needs `current_password`) or the
 /// notification settings.
-#[utoipa::path(patch, path = "/api/v1/players/me", tag = "players", request_body = PlayerUpdate,
+#[utoipa::path(patch, path = "/api/v1/players/me", tag = "players", security(("bearer" = [])), request_body = PlayerUpdate,
     responses((status = 200, body = MeJson), (status = 400), (status = 401),
         (status = 403, description = "current_password is wrong"), (status = 422)))]
 async fn update_me(
@@ -306,9 +308,12 @@ async fn update_me(
 
 /// A player's public profile: their ratings (one per game and variant
 /// played rated) and statistics.
-#[utoipa::path(get, path = "/api/v1/players/{name}", tag = "players", params(("name" = String, Path)),
+#[utoipa::path(get, path = "/api/v1/players/{name}", tag = "players", params(super::params::NamePath),
     responses((status = 200, body = ProfileJson), (status = 404)))]
-async fn profile(State(state): State<AppState>, Path(name): Path<String>) -> Result<Json<ProfileJson>> {
+async fn profile(
+    State(state): State<AppState>,
+    Path(super::params::NamePath { name }): Path<super::params::NamePath>,
+) -> Result<Json<ProfileJson>> {
     Ok(Json(state.ratings.profile(&name).await?.into()))
 }
 
@@ -319,16 +324,19 @@ pub struct EventsQuery {
     /// Events after this number.
     after: Option<i64>,
     /// At most this many (1 to 500, default 100).
+    #[param(minimum = 1, maximum = 500)]
+    #[serde(default, deserialize_with = "super::params::in_range::<_, 1, 500>")]
     limit: Option<i64>,
 }
 
+/// An event over REST: the one shape of every door ([`EventView`]).
 #[derive(Serialize, ToSchema)]
 pub struct EventJson {
-    seq: i64,
-    kind: String,
-    #[schema(value_type = Object)]
+    #[serde(flatten)]
+    event: EventView,
+    /// `data`, under the name of the release before; going in the next.
+    #[schema(value_type = Object, deprecated)]
     payload: serde_json::Value,
-    at: String,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -336,15 +344,20 @@ pub struct EventList {
     events: Vec<EventJson>,
 }
 
-pub(super) fn event_list(rows: Vec<EventRow>) -> EventList {
+/// `rows` as a list: of game `game`'s log, or of a player's stream.
+pub(super) fn event_list(game: Option<i64>, rows: &[EventRow]) -> EventList {
     EventList {
         events: rows
-            .into_iter()
-            .map(|e| EventJson {
-                seq: e.seq,
-                kind: e.kind,
-                payload: e.payload,
-                at: state_timestamp(e.created_at),
+            .iter()
+            .map(|row| {
+                let event = match game {
+                    Some(id) => EventView::of_game(id, row),
+                    None => EventView::of_player(row),
+                };
+                EventJson {
+                    payload: row.payload.clone(),
+                    event,
+                }
             })
             .collect(),
     }
@@ -352,7 +365,7 @@ pub(super) fn event_list(rows: Vec<EventRow>) -> EventList {
 
 /// The player's own events (invited, game started, your turn, offers, game
 /// over), in order.
-#[utoipa::path(get, path = "/api/v1/players/me/events", tag = "players", params(EventsQuery),
+#[utoipa::path(get, path = "/api/v1/players/me/events", tag = "players", security(("bearer" = [])), params(EventsQuery),
     responses((status = 200, body = EventList), (status = 401)))]
 async fn my_events(
     State(state): State<AppState>,
@@ -363,5 +376,5 @@ async fn my_events(
         .players
         .events(player.id, query.after.unwrap_or(0), query.limit)
         .await?;
-    Ok(Json(event_list(rows)))
+    Ok(Json(event_list(None, &rows)))
 }

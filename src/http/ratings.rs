@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::error::Result;
+use super::params::{self, PlayerVariantPath, VariantPath};
 use super::players::PlayerJson;
 use super::{AppState, Json, Path, Query};
 use crate::ratings::stats::Tally;
@@ -102,17 +103,19 @@ pub struct BoardQuery {
     /// The `next_cursor` of the previous page.
     cursor: Option<i64>,
     /// Page size, 1 to 100 (default 50).
+    #[param(minimum = 1, maximum = 100)]
+    #[serde(default, deserialize_with = "params::in_range::<_, 1, 100>")]
     limit: Option<i64>,
 }
 
 /// The leaderboard of a game's variant, best first; provisional ratings
 /// (deviation above 110) are left out.
 #[utoipa::path(get, path = "/api/v1/ratings/{game}/{variant}", tag = "ratings",
-    params(("game" = String, Path), ("variant" = String, Path), BoardQuery),
+    params(VariantPath, BoardQuery),
     responses((status = 200, body = Leaderboard), (status = 400), (status = 422, description = "no such game or variant")))]
 async fn leaderboard(
     State(state): State<AppState>,
-    Path((game, variant)): Path<(String, String)>,
+    Path(VariantPath { game, variant }): Path<VariantPath>,
     Query(query): Query<BoardQuery>,
 ) -> Result<Json<Leaderboard>> {
     let board = state
@@ -168,11 +171,11 @@ impl From<History> for RatingHistory {
 
 /// A player's rating history in a variant: one point per rated game, oldest first.
 #[utoipa::path(get, path = "/api/v1/players/{name}/ratings/{game}/{variant}", tag = "ratings",
-    params(("name" = String, Path), ("game" = String, Path), ("variant" = String, Path)),
+    params(PlayerVariantPath),
     responses((status = 200, body = RatingHistory), (status = 404), (status = 422)))]
 async fn history(
     State(state): State<AppState>,
-    Path((name, game, variant)): Path<(String, String, String)>,
+    Path(PlayerVariantPath { name, game, variant }): Path<PlayerVariantPath>,
 ) -> Result<Json<RatingHistory>> {
     Ok(Json(state.ratings.history(&name, &game, &variant).await?.into()))
 }

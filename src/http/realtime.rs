@@ -23,6 +23,7 @@ use crate::games::Room;
 use crate::players::{EventRow, Player};
 use crate::realtime::socket::{self, Context};
 use crate::realtime::PlayerSubscription;
+use crate::views::EventView;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -58,45 +59,29 @@ async fn websocket(State(state): State<AppState>, MaybeAuth(player): MaybeAuth, 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChatRequest {
-    /// At most 1000 characters.
+    /// 1 to 1000 characters.
+    #[schema(min_length = 1, max_length = 1000)]
     text: String,
     /// `players` (default; seated players only) or `spectators`.
     room: Option<Room>,
 }
 
-#[derive(Serialize, ToSchema)]
-pub struct ChatAnswer {
-    seq: i64,
-    kind: String,
-    #[schema(value_type = Object)]
-    data: Value,
-    at: i64,
-}
-
 /// Writes a chat message in the game's log (the same path as the WebSocket's
 /// `chat`); live subscribers receive it as an `event` of kind `chat`.
-#[utoipa::path(post, path = "/api/v1/games/{id}/chat", tag = "games", request_body = ChatRequest,
+#[utoipa::path(post, path = "/api/v1/games/{id}/chat", tag = "games", security(("bearer" = [])), request_body = ChatRequest,
     params(("id" = i64, Path)),
-    responses((status = 201, body = ChatAnswer), (status = 401), (status = 403), (status = 404), (status = 422)))]
+    responses((status = 201, body = EventView, description = "the `chat` event, as every door sends it"), (status = 401), (status = 403), (status = 404), (status = 422)))]
 pub(super) async fn chat(
     State(state): State<AppState>,
     Auth(player): Auth,
     Path(id): Path<i64>,
     Json(request): Json<ChatRequest>,
-) -> Result<(StatusCode, Json<ChatAnswer>)> {
+) -> Result<(StatusCode, Json<EventView>)> {
     let event = state
         .games
         .chat(&player, id, request.room.unwrap_or(Room::Players), &request.text)
         .await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(ChatAnswer {
-            seq: event.seq,
-            kind: event.kind,
-            data: event.payload,
-            at: event.created_at,
-        }),
-    ))
+    Ok((StatusCode::CREATED, Json(EventView::of_game(id, &event))))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -106,9 +91,14 @@ pub struct StreamQuery {
     /// Events after this number (default 0; for SSE, `Last-Event-ID` wins).
     after: Option<i64>,
     /// Long poll: when nothing is newer than `after`, wait up to this many
-    /// seconds (capped by the server, 25 by default) for the next event.
-    wait: Option<u64>,
+    /// seconds (0 to 3600; the server waits at most its
+    /// `--events-max-wait`, 25 by default) for the next event.
+    #[param(minimum = 0, maximum = 3600)]
+    #[serde(default, deserialize_with = "super::params::in_range::<_, 0, 3600>")]
+    wait: Option<i64>,
     /// At most this many events per answer (1 to 500, default 100).
+    #[param(minimum = 1, maximum = 500)]
+    #[serde(default, deserialize_with = "super::params::in_range::<_, 1, 500>")]
     limit: Option<i64>,
 }
 
@@ -118,7 +108,7 @@ pub struct StreamQuery {
 /// stored event (`id` = its seq, `event` = its kind, `data` = the
 /// `player_event` frame of the WebSocket), forever, resuming after
 /// `Last-Event-ID` on reconnection.
-#[utoipa::path(get, path = "/api/v1/events", tag = "players", params(StreamQuery),
+#[utoipa::path(get, path = "/api/v1/events", tag = "players", security(("bearer" = [])), params(StreamQuery),
     responses((status = 200, body = EventList), (status = 401)))]
 pub(super) async fn events(
     State(state): State<AppState>,
@@ -148,21 +138,21 @@ pub(super) async fn events(
     // Subscribe before reading: an event committed in between still wakes us.
     let mut subscription = state.hub.subscribe_player(player.id);
     let mut rows = state.players.events(player.id, after, query.limit).await?;
-    let wait = query.wait.unwrap_or(0).min(state.realtime.events_max_wait);
+    let wait = query
+        .wait
+        .map_or(0, i64::unsigned_abs)
+        .min(state.realtime.events_max_wait);
     if rows.is_empty() && wait > 0 {
         let woken = tokio::time::timeout(Duration::from_secs(wait), subscription.changed()).await;
         if woken.is_ok() {
             rows = state.players.events(player.id, after, query.limit).await?;
         }
     }
-    Ok(Json(event_list(rows)).into_response())
+    Ok(Json(event_list(None, &rows)).into_response())
 }
 
 fn player_event(row: &EventRow) -> Value {
-    json!({
-        "type": "player_event", "seq": row.seq, "kind": row.kind,
-        "data": row.payload, "at": row.created_at,
-    })
+    EventView::of_player(row).frame("player_event")
 }
 
 /// Server-sent events: the stored events after `after`, then each new one.

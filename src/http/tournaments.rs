@@ -30,8 +30,10 @@ pub struct NewTournamentRequest {
     /// 1 to 100 characters.
     pub name: String,
     /// Catalogue slug of a two-player game.
+    #[schema(schema_with = super::params::game_slug)]
     pub game: String,
     /// Variant slug; the game's first variant when absent.
+    #[schema(schema_with = super::params::optional_variant_slug)]
     pub variant: Option<String>,
     /// `round_robin`, `swiss` or `league`.
     #[schema(value_type = String)]
@@ -89,7 +91,7 @@ impl NewTournamentRequest {
 }
 
 /// Creates a tournament; the caller organises it (and joins it like anyone).
-#[utoipa::path(post, path = "/api/v1/tournaments", tag = "tournaments", request_body = NewTournamentRequest,
+#[utoipa::path(post, path = "/api/v1/tournaments", tag = "tournaments", security(("bearer" = [])), request_body = NewTournamentRequest,
     responses((status = 201, body = TournamentView), (status = 400), (status = 401),
         (status = 422, description = "a bad value, or a game that is not for two players")))]
 async fn create(
@@ -109,8 +111,11 @@ async fn create(
 #[serde(deny_unknown_fields)]
 pub struct TournamentQuery {
     /// open, active, finished or cancelled.
-    status: Option<String>,
+    #[param(value_type = Option<TournamentStatus>)]
+    status: Option<TournamentStatus>,
     /// A game's slug.
+    #[param(schema_with = super::params::game_slug)]
+    #[serde(default, deserialize_with = "super::params::known_game")]
     game: Option<String>,
 }
 
@@ -154,19 +159,14 @@ pub struct TournamentList {
 }
 
 /// The tournaments the caller may see, newest first.
-#[utoipa::path(get, path = "/api/v1/tournaments", tag = "tournaments", params(TournamentQuery),
+#[utoipa::path(get, path = "/api/v1/tournaments", tag = "tournaments", security((), ("bearer" = [])), params(TournamentQuery),
     responses((status = 200, body = TournamentList), (status = 400)))]
 async fn list(
     State(state): State<AppState>,
     MaybeAuth(viewer): MaybeAuth,
     Query(query): Query<TournamentQuery>,
 ) -> Result<Json<TournamentList>> {
-    let status = query
-        .status
-        .as_deref()
-        .map(str::parse::<TournamentStatus>)
-        .transpose()
-        .map_err(|_| Error::BadRequest("status is one of open, active, finished, cancelled".to_owned()))?;
+    let status = query.status;
     let rows = state.tournaments.list(viewer.as_ref(), status, query.game).await?;
     Ok(Json(TournamentList {
         tournaments: rows.into_iter().map(TournamentSummary::from).collect(),
@@ -175,7 +175,7 @@ async fn list(
 
 /// A tournament: its players, standings with tiebreaks (per group in a
 /// league), and each round's games with their results.
-#[utoipa::path(get, path = "/api/v1/tournaments/{id}", tag = "tournaments", params(("id" = i64, Path)),
+#[utoipa::path(get, path = "/api/v1/tournaments/{id}", tag = "tournaments", security((), ("bearer" = [])), params(("id" = i64, Path)),
     responses((status = 200, body = TournamentView), (status = 404)))]
 async fn show(
     State(state): State<AppState>,
@@ -186,7 +186,7 @@ async fn show(
 }
 
 /// Joins an open tournament, or a running league (from its next season).
-#[utoipa::path(post, path = "/api/v1/tournaments/{id}/join", tag = "tournaments", params(("id" = i64, Path)),
+#[utoipa::path(post, path = "/api/v1/tournaments/{id}/join", tag = "tournaments", security(("bearer" = [])), params(("id" = i64, Path)),
     responses((status = 200, body = TournamentView), (status = 401), (status = 404),
         (status = 409, description = "already in, full, or no longer open")))]
 async fn join(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<TournamentView>> {
@@ -195,7 +195,7 @@ async fn join(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<
 
 /// Leaves a tournament; after the start, the caller's remaining games are
 /// forfeited (losses, shown as forfeits).
-#[utoipa::path(post, path = "/api/v1/tournaments/{id}/leave", tag = "tournaments", params(("id" = i64, Path)),
+#[utoipa::path(post, path = "/api/v1/tournaments/{id}/leave", tag = "tournaments", security(("bearer" = [])), params(("id" = i64, Path)),
     responses((status = 200, body = TournamentView), (status = 401), (status = 404), (status = 409)))]
 async fn leave(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<TournamentView>> {
     Ok(Json(state.tournaments.leave(&player, id).await?))
@@ -204,7 +204,7 @@ async fn leave(State(state): State<AppState>, Auth(player): Auth, Path(id): Path
 /// The organiser starts the tournament (it needs `min_players`): every
 /// round robin game is made at once, a Swiss's first round, a league's
 /// first season.
-#[utoipa::path(post, path = "/api/v1/tournaments/{id}/start", tag = "tournaments", params(("id" = i64, Path)),
+#[utoipa::path(post, path = "/api/v1/tournaments/{id}/start", tag = "tournaments", security(("bearer" = [])), params(("id" = i64, Path)),
     responses((status = 200, body = TournamentView), (status = 401), (status = 403), (status = 404),
         (status = 409, description = "not open, or too few players")))]
 async fn start(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<TournamentView>> {

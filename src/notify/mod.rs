@@ -25,7 +25,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use serde_json::json;
 
 use crate::domain::now;
 use crate::games::Games;
@@ -412,19 +411,15 @@ impl Notifier {
 /// The webhook body: the player event as the WebSocket sends it, plus the
 /// player it is for.
 pub fn webhook_body(player: &Player, event: &crate::store::EventRow) -> Vec<u8> {
-    serde_json::to_vec(&json!({
-        "type": "player_event",
-        "player": player.name,
-        "seq": event.seq,
-        "kind": event.kind,
-        "data": event.payload,
-        "at": event.created_at,
-    }))
-    .unwrap_or_default()
+    let mut body = crate::views::EventView::of_player(event).frame("player_event");
+    body["player"] = player.name.clone().into();
+    serde_json::to_vec(&body).unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]

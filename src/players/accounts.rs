@@ -99,14 +99,16 @@ impl Players {
 
     /// Opens a session for whoever knows the name and password, unless
     /// `from` (the client's address) or the account failed too often lately;
-    /// `user_agent` ([`super::user_agent`]) is kept with it.
+    /// `user_agent` ([`super::user_agent`]) is kept with it. The player and
+    /// a new token of theirs, as [`Players::register`] answers: one shape
+    /// for both doors.
     pub async fn sign_in(
         &self,
         name: &str,
         password: String,
         from: IpAddr,
         user_agent: Option<String>,
-    ) -> Result<Token> {
+    ) -> Result<(Player, Token)> {
         let account = name_key(name);
         self.guard.may_sign_in(&account, from, Instant::now()).map_err(|wait| {
             self.metrics.count_limited("sign_in");
@@ -136,7 +138,8 @@ impl Players {
             return Err(PlayerError::BadCredentials);
         };
         self.guard.signed_in(&account, from, Instant::now());
-        self.open_session(&player, user_agent).await
+        let token = self.open_session(&player, user_agent).await?;
+        Ok((player, token))
     }
 
     async fn open_session(&self, player: &Player, user_agent: Option<String>) -> Result<Token> {

@@ -6,6 +6,9 @@ use std::fmt;
 use std::str::FromStr;
 
 pub const MAX_NAME_LEN: usize = 32;
+
+/// [`PlayerName`]'s rule as a regular expression, for the OpenAPI document.
+pub const NAME_PATTERN: &str = "^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$";
 pub const MIN_PASSWORD_LEN: usize = 8;
 pub const MAX_PASSWORD_LEN: usize = 128;
 pub const MAX_EMAIL_LEN: usize = 254;

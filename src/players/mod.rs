@@ -32,6 +32,7 @@ use async_trait::async_trait;
 pub use accounts::{AccountChange, NewAccount, Session, Token};
 pub use error::{PlayerError, Result};
 pub use guard::AccountLimits;
+pub use input::NAME_PATTERN;
 pub use input::{name_key, BadInput, Email, Password, PlayerName};
 pub use sessions::{user_agent, SessionInfo, MAX_USER_AGENT_LEN};
 pub use settings::SettingsChange;

@@ -10,7 +10,8 @@ use crate::games::{GameError, Room};
 use crate::players::PlayerError;
 
 /// A request from the client. Unknown fields are ignored so that clients
-/// may send more than this server reads.
+/// may send more than this server reads. A game is named `game_id` (or
+/// `game`, the name of the release before).
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub(super) enum Request {
@@ -18,16 +19,19 @@ pub(super) enum Request {
         token: String,
     },
     Subscribe {
+        #[serde(alias = "game_id")]
         game: i64,
         since: Option<i64>,
     },
     Unsubscribe {
+        #[serde(alias = "game_id")]
         game: i64,
     },
     SubscribePlayer {
         since: Option<i64>,
     },
     Move {
+        #[serde(alias = "game_id")]
         game: i64,
         #[serde(rename = "move")]
         notation: String,
@@ -35,6 +39,7 @@ pub(super) enum Request {
         message: Option<String>,
     },
     Chat {
+        #[serde(alias = "game_id")]
         game: i64,
         text: String,
         room: Option<Room>,
@@ -131,5 +136,5 @@ pub(super) fn parse(text: &str) -> Result<(Value, Request), (Value, Refusal)> {
 }
 
 pub(super) fn snapshot_frame(game: i64, state: &crate::views::GameState) -> Message {
-    text(json!({ "type": "snapshot", "game": game, "seq": state.seq, "state": state }).to_string())
+    text(json!({ "type": "snapshot", "game_id": game, "game": game, "seq": state.seq, "state": state }).to_string())
 }

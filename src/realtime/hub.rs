@@ -31,12 +31,13 @@ pub struct GameFrame {
     pub text: Arc<str>,
 }
 
-/// The `event` frame of a stored game event, exactly as the protocol sends it.
+/// The `event` frame of a stored game event, exactly as the protocol sends
+/// it: the one event shape (`EventView`), and the game's id as `game` too,
+/// the name of the release before, for one release.
 pub fn event_frame(game: i64, event: &EventRow) -> Value {
-    json!({
-        "type": "event", "game": game, "seq": event.seq, "kind": event.kind,
-        "data": event.payload, "at": event.created_at,
-    })
+    let mut frame = crate::views::EventView::of_game(game, event).frame("event");
+    frame["game"] = game.into();
+    frame
 }
 
 /// The `event` frame of a change just committed: [`event_frame`] plus
@@ -86,7 +87,7 @@ fn presence_frame(game: i64, online: &BTreeMap<Seat, usize>) -> GameFrame {
     let seats: Vec<Seat> = online.keys().copied().collect();
     GameFrame {
         seq: None,
-        text: json!({ "type": "presence", "game": game, "online": seats })
+        text: json!({ "type": "presence", "game_id": game, "game": game, "online": seats })
             .to_string()
             .into(),
     }
@@ -139,7 +140,7 @@ impl Hub {
             .get(&game)
             .map(|t| t.online.keys().copied().collect())
             .unwrap_or_default();
-        json!({ "type": "presence", "game": game, "online": online })
+        json!({ "type": "presence", "game_id": game, "game": game, "online": online })
     }
 
     fn set_online(&self, game: i64, seat: Seat, joined: bool) {

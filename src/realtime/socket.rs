@@ -308,7 +308,7 @@ impl Connection {
             Request::Unsubscribe { game } => match self.games.0.remove(&game) {
                 Some(task) => {
                     task.abort();
-                    Ok(Some(ack(id, json!({ "game": game }))))
+                    Ok(Some(ack(id, json!({ "game_id": game, "game": game }))))
                 }
                 None => Err(refuse(
                     "not_subscribed",
@@ -378,7 +378,7 @@ impl Connection {
             self.player.clone(),
         ));
         self.games.0.insert(game, task.abort_handle());
-        Ok(ack(id, json!({ "game": game, "seq": last_seq })))
+        Ok(ack(id, json!({ "game_id": game, "game": game, "seq": last_seq })))
     }
 
     async fn subscribe_player(&mut self, id: &Value, since: Option<i64>) -> Result<Message, Refusal> {
@@ -487,10 +487,7 @@ async fn forward_player(
         let full_page = events.len() as i64 == PLAYER_PAGE;
         for event in events {
             last_seq = event.seq;
-            let frame = json!({
-                "type": "player_event", "seq": event.seq, "kind": event.kind,
-                "data": event.payload, "at": event.created_at,
-            });
+            let frame = crate::views::EventView::of_player(&event).frame("player_event");
             if out.send(text(frame.to_string())).await.is_err() {
                 return;
             }

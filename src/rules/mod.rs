@@ -119,6 +119,44 @@ impl fmt::Display for EndReason {
     }
 }
 
+impl EndReason {
+    /// Every reason there is, `Line` for the lengths games use: what a
+    /// stored reason (its [`Display`](fmt::Display)) is read back from.
+    pub const ALL: [EndReason; 14] = [
+        EndReason::Line(3),
+        EndReason::Line(4),
+        EndReason::Line(5),
+        EndReason::Line(6),
+        EndReason::Line(7),
+        EndReason::BoardFull,
+        EndReason::NoLegalMove,
+        EndReason::CapturedPairs,
+        EndReason::CapturedStones,
+        EndReason::Score,
+        EndReason::AllCaptured,
+        EndReason::ReducedToOne,
+        EndReason::LastPlayerStanding,
+        EndReason::OpponentsOut,
+    ];
+
+    /// The machine-readable code clients switch on (the `Display` is for
+    /// people).
+    pub fn code(self) -> &'static str {
+        match self {
+            EndReason::Line(_) => "line",
+            EndReason::BoardFull => "board_full",
+            EndReason::NoLegalMove => "no_legal_move",
+            EndReason::CapturedPairs => "captured_pairs",
+            EndReason::CapturedStones => "captured_stones",
+            EndReason::Score => "score",
+            EndReason::AllCaptured => "all_captured",
+            EndReason::ReducedToOne => "reduced_to_one",
+            EndReason::LastPlayerStanding => "last_player_standing",
+            EndReason::OpponentsOut => "opponents_out",
+        }
+    }
+}
+
 impl Serialize for EndReason {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self)

@@ -1,15 +1,20 @@
 //! Presentation: what a stored game looks like to people and clients. The
 //! JSON shapes of a game's state, summary and moves ([`state`]), its record
-//! and transcript ([`record`]), and its board as SVG or text ([`board`]).
+//! and transcript ([`record`]), its board as SVG or text ([`board`]), and
+//! its events as every door sends them ([`event`]), and how it ended
+//! ([`outcome`]).
 //!
 //! Views only read: they take a stored game and its position and never
 //! change, load or decide anything, so the HTTP API, the WebSocket and the
 //! mails show a game the same way.
 
 pub mod board;
+pub mod event;
+pub mod outcome;
 pub mod record;
 pub mod state;
 
+pub use event::EventView;
 pub use state::{timestamp, GameState, GameSummary, MoveAnswer, MoveRecord, Offers, SeatState};
 
 use crate::rules::catalogue::{self, GameInfo, VariantInfo};

@@ -46,7 +46,7 @@ pub struct RecordMove {
 pub struct GameRecordJson {
     pub headers: RecordHeaders,
     pub players: Vec<RecordPlayer>,
-    /// `{"winners": [seats], "reason": "…"}`, or `null` while unfinished.
+    /// The game's `outcome` (see `GameSummary`), or `null` while unfinished.
     #[schema(value_type = Option<Object>)]
     pub result: Option<Value>,
     pub moves: Vec<RecordMove>,
@@ -76,7 +76,7 @@ pub fn json(record: &GameRecord, moves: &[MoveRow]) -> Result<GameRecordJson, Un
                 name: s.player.as_ref().map(|(_, n)| n.clone()),
             })
             .collect(),
-        result: row.outcome.clone(),
+        result: row.outcome.as_ref().map(|o| super::outcome::outcome(o, Some(record))),
         moves: moves
             .iter()
             .map(|m| RecordMove {
@@ -94,7 +94,7 @@ pub fn result_text(record: &GameRecordJson) -> String {
     let Some(result) = &record.result else {
         return format!("unfinished ({})", record.headers.status);
     };
-    let reason = result.get("reason").and_then(Value::as_str).unwrap_or("");
+    let reason = result.get("message").and_then(Value::as_str).unwrap_or("");
     let winners: Vec<&str> = result
         .get("winners")
         .and_then(Value::as_array)

@@ -109,7 +109,8 @@ pub struct GameSummary {
     pub ply: i64,
     pub to_move: Option<Seat>,
     pub seats: Vec<SeatState>,
-    /// `{"winners": [seats], "reason": "…"}` once finished.
+    /// Once finished: `{"reason": code, "message": "…", "winners": [seats],
+    /// "winner_names": [players]}`.
     #[schema(value_type = Option<Object>)]
     pub outcome: Option<Value>,
     /// Whether the game's end changes its players' ratings.
@@ -137,7 +138,7 @@ impl GameSummary {
             ply: row.ply,
             to_move: row.to_move,
             seats: seats(record),
-            outcome: row.outcome.clone(),
+            outcome: row.outcome.as_ref().map(|o| super::outcome::outcome(o, Some(record))),
             rated: row.rated,
             rating_min: row.rating_min,
             rating_max: row.rating_max,

@@ -26,7 +26,7 @@ pub enum TournamentFormat {
 }
 
 /// Where a tournament is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TournamentStatus {
     /// Taking players.
