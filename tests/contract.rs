@@ -285,7 +285,8 @@ async fn one_vocabulary_on_every_door() {
         .clone();
     assert_eq!(polled["at"], turn["at"]);
     let mut bobs = connect(&server, Some(&bob)).await;
-    bobs.send(json!({ "type": "subscribe_player", "id": "p" })).await;
+    bobs.send(json!({ "type": "subscribe_player", "since": 0, "id": "p" }))
+        .await;
     let streamed = loop {
         let frame = bobs.next().await;
         if frame["type"] == "player_event" && frame["seq"] == turn["seq"] {

@@ -41,6 +41,17 @@ pub fn complete(api: &utoipa::openapi::OpenApi) -> Value {
 }
 
 fn complete_operation(operation: &mut Map<String, Value>) {
+    // A path parameter is always required (OpenAPI says so); utoipa leaves
+    // it out for a parameter whose schema is hand-made (`schema_with`).
+    for parameter in operation
+        .get_mut("parameters")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+        .filter(|p| p["in"] == "path")
+    {
+        parameter["required"] = Value::Bool(true);
+    }
     let has_parameters = operation
         .get("parameters")
         .and_then(Value::as_array)
