@@ -103,7 +103,8 @@ pub async fn run_with_mail(
         games::Games::new(store.clone(), metrics.clone(), publisher)
             .with_timing(config.timing())
             .with_ratings(ratings.clone())
-            .with_limits(config.limits.games()),
+            .with_limits(config.limits.games())
+            .with_unlimited_writers(bots.iter().map(|bot| bot.player.id)),
     );
     let mut notifier = notify::Notifier::new(store.clone(), games.clone(), config.notify.clone(), hub.clone())?;
     let mut players_config = config.players();

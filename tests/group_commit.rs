@@ -30,6 +30,7 @@ fn a_player(name: &str) -> NewPlayer {
         name_key: name.to_owned(),
         email: None,
         password_hash: "x".to_owned(),
+        bot: false,
         now: 0,
     }
 }

@@ -1249,3 +1249,47 @@ async fn a_private_games_invitation_link_lets_a_stranger_join() {
     assert_eq!(state["status"], "active", "{state}");
     assert_eq!(state["seats"][1]["player"], "carol", "{state}");
 }
+
+/// A bot account's name carries a BOT badge: a built-in bot at its seat in
+/// a game, in my games list and on its profile.
+#[tokio::test]
+async fn a_bot_shows_a_bot_badge_by_its_name_in_headless_chromium() {
+    let database = Database::new().await;
+    let server = TestServer::start(&database).await;
+    let base = server.base.clone();
+    let shots = screenshot_dir();
+    let browser = Browser::launch().await;
+    let alice = browser.page().await;
+    sign_up(&alice, &base, "alice").await;
+    let id = create_game(&alice, &base, "gravity", "standard", "bot-beginner").await;
+    alice
+        .wait(
+            "document.querySelector(\".seat[data-seat='1'] .bot-badge\") && !document.querySelector(\".seat[data-seat='0'] .bot-badge\")",
+            "the bot's badge at its seat, none at mine",
+        )
+        .await;
+    assert_eq!(alice.text(".seat[data-seat='1'] .bot-badge").await, "BOT");
+    alice.screenshot(&shots.join("game-against-bot.png")).await;
+    alice.goto(&format!("{base}/my")).await;
+    alice
+        .wait(
+            &format!("document.querySelector(\"[data-game='{id}'] .bot-badge\")"),
+            "the badge in my games",
+        )
+        .await;
+    alice.goto(&format!("{base}/player/bot-beginner")).await;
+    alice
+        .wait("document.querySelector('h1 .bot-badge')", "the badge on the profile")
+        .await;
+    alice.screenshot(&shots.join("profile-bot.png")).await;
+    alice.goto(&format!("{base}/player/alice")).await;
+    alice
+        .wait(
+            "document.querySelector('h1')?.textContent === 'alice'",
+            "a person's profile, no badge",
+        )
+        .await;
+    drop(browser);
+    server.stop().await;
+    database.remove().await;
+}

@@ -31,6 +31,11 @@ export function link(href, ...children) {
   return h("a", { href, onclick: (e) => { if (!e.ctrlKey && !e.metaKey) { e.preventDefault(); go(href); } } }, ...children);
 }
 
+/** The "BOT" badge by a bot account's name (the server's bots, players' programs). */
+export function botBadge(isBot) {
+  return isBot ? h("span", { class: "bot-badge", title: "bot account" }, "BOT") : null;
+}
+
 /** A message line: refusals in red, with the server's reason. */
 export function notice(text, kind = "error") {
   return h("p", { class: `notice ${kind}`, role: kind === "error" ? "alert" : "status" }, text);
@@ -85,13 +90,14 @@ function playerLabel(seat) {
 }
 
 function seatsText(game) {
-  return game.seats.map((s) => `${s.colour}: ${s.player ? playerLabel(s) : (s.invited ? `${s.invited} (invited)` : "open")}`).join(" · ");
+  return game.seats.map((s, i) => [i ? " · " : "", `${s.colour}: `, s.player ? [playerLabel(s), botBadge(s.bot)]
+    : (s.invited ? [s.invited, botBadge(s.bot), " (invited)"] : "open")]);
 }
 
 function gameRow(catalogue, game, extra = []) {
   return h("li", { class: "game-row", "data-game": game.id },
     link(`/game/${game.id}`, `#${game.id} ${gameName(catalogue, game.game)} — ${game.variant}`),
-    h("span", { class: "muted" }, ` ${game.status}, move ${game.ply}. ${seatsText(game)}`),
+    h("span", { class: "muted" }, ` ${game.status}, move ${game.ply}. `, seatsText(game)),
     ...extra);
 }
 

@@ -6,7 +6,7 @@
 // following the game live (api.js's GameFeed).
 
 import { api, GameFeed, rules, session } from "/assets/api.js";
-import { errorText, flash, go, h, link, notice } from "/assets/app.js";
+import { botBadge, errorText, flash, go, h, link, notice } from "/assets/app.js";
 import { describeStack, drawBoard, drawingFor, pieceIcon } from "/assets/board.js";
 import { MovePicker } from "/assets/moves.js";
 import { ratingLabel } from "/assets/ratings.js";
@@ -55,6 +55,7 @@ function seatLine(state, drawing, s, i) {
   return h("div", { class: `seat${toMove ? " to-move" : ""}`, "data-seat": s.seat },
     pieceIcon(own, `${s.colour} pieces`),
     h("strong", {}, s.player ? link(`/player/${encodeURIComponent(s.player)}`, s.player) : (s.invited ? `${s.invited} (invited)` : "open seat")),
+    botBadge(s.bot),
     s.rating !== undefined ? h("span", { class: "rating", title: s.provisional ? "provisional rating" : "rating" }, ` ${ratingLabel(s.rating, s.provisional)}`) : null,
     h("span", { class: "muted" }, ` ${s.colour}${state.your_seat === s.seat ? " (you)" : ""}`),
     extras,

@@ -2,7 +2,7 @@
 // their ratings, statistics and a rating chart (SVG drawn here).
 
 import { api, rules } from "/assets/api.js";
-import { h, link, notice } from "/assets/app.js";
+import { botBadge, h, link, notice } from "/assets/app.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -56,7 +56,7 @@ export async function leaderboardPage(main, slug, variantSlug) {
   const variant = game.variants.find((v) => v.slug === variantSlug) || game.variants[0];
   const board = await api("GET", `/ratings/${game.slug}/${variant.slug}?limit=100`);
   const rows = board.entries.map((e) => h("tr", { "data-player": e.player },
-    h("td", {}, e.rank), h("td", {}, link(`/player/${encodeURIComponent(e.player)}`, e.player)),
+    h("td", {}, e.rank), h("td", {}, link(`/player/${encodeURIComponent(e.player)}`, e.player), botBadge(e.bot)),
     h("td", { class: "num" }, ratingLabel(e.rating, e.provisional)), h("td", { class: "num muted" }, `±${Math.round(e.rd)}`),
     h("td", { class: "num" }, e.games), h("td", { class: "num" }, `${e.wins} / ${e.losses} / ${e.draws}`)));
   main.replaceChildren(h("h1", {}, `${game.english} — leaderboard`),
@@ -72,7 +72,7 @@ export async function profilePage(main, name) {
   const profile = await api("GET", `/players/${encodeURIComponent(name)}`);
   const stats = profile.statistics;
   const charts = h("div", { id: "charts" });
-  main.replaceChildren(h("h1", {}, profile.name),
+  main.replaceChildren(h("h1", {}, profile.name, botBadge(profile.bot)),
     h("div", { class: "card" }, h("h2", {}, "Ratings"), profile.ratings.length
       ? h("table", { id: "ratings" }, h("thead", {}, h("tr", {}, ["Game", "Rating", "RD", "Games", "W / L / D", ""].map((t) => h("th", {}, t)))),
         h("tbody", {}, profile.ratings.map((r) => h("tr", { "data-game": `${r.game}/${r.variant}` },

@@ -10,7 +10,6 @@ use crate::rules::huntsmen::Huntsmen;
 use crate::rules::neighbours::Neighbours;
 use crate::rules::pente::{self, Pente, Point};
 use crate::rules::playout::Rng;
-use crate::rules::torri::Torri;
 use crate::rules::{Rules, Seat};
 
 /// Each seat's evaluation, higher is better, in the game's own units.
@@ -45,6 +44,11 @@ pub trait Heuristics: Rules {
         self.random_move(rng)
     }
 
+    /// Whether the strongest level looks for a win in two at the root
+    /// (see [`super::tactics::winning_in_two`]): for games whose threats
+    /// random playouts miss and whose wins in two are few and cheap to see.
+    const WINS_IN_TWO: bool = false;
+
     /// Seats sharing `seat`'s result (its team), as a bit set.
     fn team(&self, seat: Seat) -> u8 {
         1 << seat
@@ -56,19 +60,9 @@ impl Heuristics for Gravity {
     const CUTOFF: Option<u32> = None;
 }
 
-/// Material as the count of each seat's pieces (or commanded stacks).
+/// Material as the count of each seat's pieces.
 fn two(a: u32, b: u32) -> Scores {
     [a as f32, b as f32, 0.0, 0.0]
-}
-
-impl Heuristics for Torri {
-    const CUTOFF: Option<u32> = Some(24);
-    const SCALE: f32 = 2.0;
-
-    /// A seat that commands no stack has lost: count the stacks commanded.
-    fn evaluate(&self) -> Scores {
-        two(self.commanded(0).count(), self.commanded(1).count())
-    }
 }
 
 impl Heuristics for Neighbours {
@@ -134,6 +128,9 @@ const SIDE: u8 = 19;
 impl Heuristics for Pente {
     const CUTOFF: Option<u32> = Some(16);
     const SCALE: f32 = 30.0;
+    /// An open four (or a four and a three) wins in two; the level below
+    /// blocks a four only once it stands, so the strongest makes them.
+    const WINS_IN_TWO: bool = true;
 
     /// Captures (each pair counts toward the win) and the open five-point
     /// windows each seat holds, a window with more stones counting far more.

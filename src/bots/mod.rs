@@ -8,6 +8,8 @@
 //! - [`heuristics`]: per game, the evaluation of playouts cut off early,
 //!   the moves worth searching and the playout policy.
 //! - [`tactics`]: win in one, and never allow a win in one, at the root.
+//! - [`torri`]: Torri's evaluation and playouts, which drive a game to its
+//!   end.
 //!
 //! The service (`crate::games::bots`) decides when a bot moves and plays its
 //! move like anyone's.
@@ -17,6 +19,7 @@ pub mod search;
 pub mod tactics;
 #[cfg(test)]
 mod tests;
+pub mod torri;
 
 use std::fmt;
 use std::str::FromStr;
@@ -44,14 +47,17 @@ impl Level {
             Level::Beginner => Budget {
                 playouts: 60,
                 tactics: false,
+                wins_in_two: false,
             },
             Level::Intermediate => Budget {
                 playouts: 600,
                 tactics: true,
+                wins_in_two: false,
             },
             Level::Strongest => Budget {
                 playouts: 4000,
                 tactics: true,
+                wins_in_two: true,
             },
         }
     }
@@ -60,7 +66,9 @@ impl Level {
         match self {
             Level::Beginner => "Thinks a little (60 playouts a move) and misses tactics: a first opponent.",
             Level::Intermediate => "600 playouts a move; takes a win in one and stops yours.",
-            Level::Strongest => "4000 playouts a move, with tactics: the strongest that answers within a second.",
+            Level::Strongest => {
+                "4000 playouts a move, with tactics (and Pente's wins in two): the strongest that answers within a second."
+            }
         }
     }
 
@@ -108,6 +116,9 @@ pub struct Budget {
     pub playouts: u32,
     /// Whether the root takes a win in one and avoids a loss in one.
     pub tactics: bool,
+    /// Whether the root also takes a win in two, in the games that look
+    /// for one ([`Heuristics::WINS_IN_TWO`]).
+    pub wins_in_two: bool,
 }
 
 /// The move a bot of `level` plays in `game`, in canonical notation;
@@ -143,6 +154,11 @@ fn think<G: Heuristics>(game: &G, budget: Budget, rng: &mut Rng) -> Option<Strin
             return Some(win.to_string());
         }
         moves = tactics::safe_moves(game, moves);
+        if budget.wins_in_two && G::WINS_IN_TWO {
+            if let Some(win) = tactics::winning_in_two(game, &moves) {
+                return Some(win.to_string());
+            }
+        }
     }
     search::search(game, moves, budget.playouts, rng)
         .best

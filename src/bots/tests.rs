@@ -15,6 +15,26 @@ fn takes_a_pente_win_in_one() {
 }
 
 #[test]
+fn the_strongest_makes_a_pente_open_four_the_intermediate_does_not_see() {
+    // White has k10 k11 k12 with both ends open, black's stones far off:
+    // k13 (or k9) makes an open four, which no single reply stops.
+    let game = pente(&["k10", "a1", "k11", "a3", "k12", "a5"]);
+    let Position::Pente(pente) = game.position() else {
+        panic!("a Pente game")
+    };
+    let moves = search::candidates(pente);
+    let win = tactics::winning_in_two(pente, &moves).map(|m| m.to_string());
+    assert!(matches!(win.as_deref(), Some("k13") | Some("k9")), "{win:?}");
+    assert_eq!(choose(&game, Level::Strongest, 1), win);
+    // Nothing wins in two from the start.
+    let start = AnyGame::new("pente", None).expect("known");
+    let Position::Pente(start) = start.position() else {
+        panic!("a Pente game")
+    };
+    assert_eq!(tactics::winning_in_two(start, &search::candidates(start)), None);
+}
+
+#[test]
 fn blocks_a_pente_four() {
     let game = pente(&["k10", "k9", "k11", "a1", "k12", "a3", "k13"]);
     for seed in 0..3 {
@@ -74,13 +94,14 @@ fn may_wander(game: &str, level: Level) -> bool {
     game == "torri" || (game == "focus" && level == Level::Beginner)
 }
 
-/// Every variant: a whole game of each of the two lighter levels against
-/// random moves ends, every move legal.
+/// Every variant: a whole game of each level against random moves ends,
+/// every move legal (about half a minute of a release build, most of it
+/// the strongest level's Pente).
 #[test]
 fn every_variant_plays_to_the_end() {
     for game in GAMES {
         for variant in game.variants {
-            for (i, level) in [Level::Beginner, Level::Intermediate].into_iter().enumerate() {
+            for (i, level) in Level::ALL.into_iter().enumerate() {
                 let wanders = may_wander(game.slug, level);
                 let limit = if wanders { 300 } else { 3000 };
                 let mut position = (variant.start)();

@@ -33,8 +33,8 @@ pub struct Progress {
     pub update: GameUpdate,
     pub events: Vec<GameEvent>,
     pub notices: Vec<(i64, PlayerNotice)>,
-    /// Players taking a seat: `(seat, id, name)`.
-    pub seated: Vec<(Seat, i64, String)>,
+    /// Players taking a seat: `(seat, id, name, bot account)`.
+    pub seated: Vec<(Seat, i64, String, bool)>,
     /// How the game ended, when this change ends it: a rated game's
     /// ratings change with it.
     pub ending: Option<Ending>,
@@ -78,7 +78,7 @@ impl Progress {
 
     /// `player` takes `seat`.
     pub fn sit(&mut self, seat: Seat, player: &Player) {
-        self.seated.push((seat, player.id, player.name.clone()));
+        self.seated.push((seat, player.id, player.name.clone(), player.bot));
     }
 
     pub fn event(&mut self, event: GameEvent) {
@@ -165,7 +165,7 @@ impl Progress {
     /// The update with its events and seats, as the store writes it.
     fn into_update(self) -> GameUpdate {
         let mut update = self.update;
-        update.sit = self.seated.iter().map(|(seat, player, _)| (*seat, *player)).collect();
+        update.sit = self.seated.iter().map(|(seat, player, ..)| (*seat, *player)).collect();
         update.events = self.events.iter().map(GameEvent::to_stored).collect();
         update.player_events = self.notices.iter().map(|(player, notice)| notice.to(*player)).collect();
         if update.status != GameStatus::Active {
@@ -252,9 +252,10 @@ impl Games {
     ) -> GameResult<Written> {
         // The record as the change leaves it, names of new seats included.
         let mut next_record = record.clone();
-        for (seat, player, name) in &progress.seated {
+        for (seat, player, name, bot) in &progress.seated {
             if let Some(s) = next_record.seats.iter_mut().find(|s| s.seat == *seat) {
                 s.player = Some((*player, name.clone()));
+                s.bot = *bot;
             }
         }
         let update = progress.into_update();

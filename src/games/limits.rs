@@ -6,7 +6,16 @@
 //! Promises: a refused write changes nothing and says how long to wait;
 //! the caps are checked before a game is created (two creations racing may
 //! both pass a cap by one; the rate bounds how far).
+//!
+//! The server's own bots write without a rate: their moves are bounded by
+//! the thinking pool (`--bot-threads`), and a bot in many games would
+//! otherwise stall on its own budget. Players' bot accounts keep the rate
+//! of every account: the flag is self-declared, so it must not lift a
+//! limit, and five writes a second sustained (thirty at once) is far more
+//! than a bot needs to answer its turns in correspondence games; a refused
+//! write says when to retry (`Retry-After`).
 
+use std::collections::HashSet;
 use std::time::Instant;
 
 use super::{GameError, GameResult, Games};
@@ -38,6 +47,8 @@ impl Default for GameLimits {
 pub(super) struct Limiter {
     limits: GameLimits,
     writes: Buckets<i64>,
+    /// The accounts of the server's own bots, which write without a rate.
+    unlimited: HashSet<i64>,
 }
 
 impl Limiter {
@@ -45,13 +56,24 @@ impl Limiter {
         Limiter {
             limits,
             writes: Buckets::new(limits.writes),
+            unlimited: HashSet::new(),
         }
     }
 }
 
 impl Games {
+    /// The same service letting the accounts `players` (the server's own
+    /// bots) write without a rate.
+    pub fn with_unlimited_writers(mut self, players: impl IntoIterator<Item = i64>) -> Games {
+        self.limits.unlimited.extend(players);
+        self
+    }
+
     /// Spends one of the player's writes, or refuses.
     pub(super) fn admit(&self, player: &Player) -> GameResult<()> {
+        if self.limits.unlimited.contains(&player.id) {
+            return Ok(());
+        }
         self.limits.writes.take(player.id, Instant::now()).map_err(|wait| {
             self.metrics.count_limited("writes");
             tracing::info!(player = %player.name, "write refused: too fast");

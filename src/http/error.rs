@@ -249,6 +249,7 @@ impl From<PlayerError> for Error {
             PlayerError::BadCredentials | PlayerError::NoSuchPlayer => Error::Unauthorized(message),
             PlayerError::CurrentPasswordMissing => Error::unprocessable("current_password", message),
             PlayerError::WrongPassword => Error::forbidden("wrong_password", message),
+            PlayerError::BotAfterGames => Error::conflict("bot_after_games", message),
             PlayerError::NoPlayerNamed(_)
             | PlayerError::NoVacation
             | PlayerError::MailOff

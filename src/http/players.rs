@@ -41,11 +41,17 @@ pub struct Registration {
     #[schema(min_length = 8, max_length = 128)]
     password: String,
     email: Option<String>,
+    /// Declares a bot account: its moves are a program's (BOTS.md). Shown
+    /// wherever the name is; may change only before the first game.
+    #[serde(default)]
+    bot: bool,
 }
 
 #[derive(Serialize, ToSchema)]
 pub struct PlayerJson {
     name: String,
+    /// A bot account (the server's own bots, and players' programs).
+    bot: bool,
     /// Only shown to the player themselves.
     #[serde(skip_serializing_if = "Option::is_none")]
     email: Option<String>,
@@ -56,6 +62,7 @@ impl PlayerJson {
     pub(super) fn of(player: &Player, with_email: bool) -> PlayerJson {
         PlayerJson {
             name: player.name.clone(),
+            bot: player.bot,
             email: if with_email { player.email.clone() } else { None },
             created_at: state_timestamp(player.created_at),
         }
@@ -151,6 +158,9 @@ pub struct PlayerUpdate {
     webhook_url: Option<Option<String>>,
     /// One mail a day instead of one per event.
     digest: Option<bool>,
+    /// Declares the account a bot account (or not): only before the
+    /// player's first game, else 409 `bot_after_games`.
+    bot: Option<bool>,
 }
 
 /// A field that is present (maybe `null`), as opposed to absent.
@@ -173,6 +183,7 @@ async fn register(
         password: body.password,
         email: body.email,
         user_agent,
+        bot: body.bot,
     };
     let (player, token) = state.players.register(account, from).await?;
     Ok((StatusCode::CREATED, Json(Session::of(&player, token))))
@@ -287,7 +298,8 @@ async fn new_mail_address(State(state): State<AppState>, Auth(player): Auth) -> 
 /// notification settings.
 #[utoipa::path(patch, path = "/api/v1/players/me", tag = "players", security(("bearer" = [])), request_body = PlayerUpdate,
     responses((status = 200, body = MeJson), (status = 400), (status = 401),
-        (status = 403, description = "current_password is wrong"), (status = 422)))]
+        (status = 403, description = "current_password is wrong"),
+        (status = 409, description = "`bot` changed after the player's first game"), (status = 422)))]
 async fn update_me(
     State(state): State<AppState>,
     SignedIn(session): SignedIn,
@@ -297,6 +309,7 @@ async fn update_me(
         email: body.email,
         password: body.password,
         current_password: body.current_password,
+        bot: body.bot,
         settings: SettingsChange {
             notify: body.notify,
             webhook_url: body.webhook_url,

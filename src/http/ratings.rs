@@ -29,6 +29,8 @@ pub fn router() -> Router<AppState> {
 #[derive(Serialize, ToSchema)]
 pub struct RatingJson {
     player: String,
+    /// Whether the player is a bot account.
+    bot: bool,
     game: String,
     variant: String,
     rating: f64,
@@ -47,6 +49,7 @@ impl From<&RatingRow> for RatingJson {
     fn from(row: &RatingRow) -> RatingJson {
         RatingJson {
             player: row.name.clone(),
+            bot: row.bot,
             game: row.game.clone(),
             variant: row.variant.clone(),
             rating: row.rating,

@@ -8,8 +8,9 @@
 //! tell which names exist; sign-ins and registrations pass the [`Guard`]
 //! first (back-off, per-address rates); a new password or email needs the
 //! current password, and a new password ends every other session; an
-//! account change (email, password, notification settings) is written in
-//! one transaction.
+//! account change (email, password, notification settings, the bot flag)
+//! is written in one transaction; the bot flag changes only before the
+//! player's first game (a bot account's games stay a bot's).
 
 use std::net::IpAddr;
 use std::time::Instant;
@@ -34,6 +35,8 @@ pub struct NewAccount {
     /// The registering client's, kept with the first session (see
     /// [`super::user_agent`]).
     pub user_agent: Option<String>,
+    /// A bot account.
+    pub bot: bool,
 }
 
 /// A change of `/players/me` as the client sent it; `None` leaves a field
@@ -46,6 +49,8 @@ pub struct AccountChange {
     pub password: Option<String>,
     pub current_password: Option<String>,
     pub settings: SettingsChange,
+    /// Declares a bot account or not: only before the player's first game.
+    pub bot: Option<bool>,
 }
 
 /// An open session: the player and their token as stored (its
@@ -86,6 +91,7 @@ impl Players {
                 name_key: name.key(),
                 email,
                 password_hash: hash,
+                bot: account.bot,
                 now: now(),
             })
             .await
@@ -215,8 +221,13 @@ impl Players {
                     kept_token: session.token_hash.clone(),
                 }),
                 settings,
+                bot: change.bot,
             })
-            .await?
+            .await
+            .map_err(|e| match e {
+                StoreError::Played => PlayerError::BotAfterGames,
+                other => other.into(),
+            })?
             .ok_or(PlayerError::Vanished)?;
         self.tokens.forget_player(player.id);
         self.me_with(&player, new_secret).await

@@ -31,6 +31,10 @@ pub enum PlayerError {
     CurrentPasswordMissing,
     #[error("current_password is wrong")]
     WrongPassword,
+    /// Declaring an account a bot (or not) after it has taken a seat: its
+    /// games stay as their opponents saw them.
+    #[error("an account is declared a bot account (or not) before its first game; this player has played")]
+    BotAfterGames,
     /// The signed-in player has no account any more.
     #[error("no such player")]
     NoSuchPlayer,

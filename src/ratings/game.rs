@@ -130,6 +130,7 @@ pub fn apply(change: &RatingChange, previous: Option<&RatingRow>, name: &str) ->
     RatingRow {
         player_id: change.player_id,
         name: name.to_owned(),
+        bot: previous.is_some_and(|r| r.bot),
         game: change.game.clone(),
         variant: change.variant.clone(),
         rating: change.after.rating,
@@ -238,6 +239,7 @@ mod tests {
         let row = |player: i64, last_played: i64| RatingRow {
             player_id: player,
             name: String::new(),
+            bot: false,
             game: "focus".into(),
             variant: "four".into(),
             rating: 1600.0,

@@ -22,6 +22,10 @@ pub enum StoreError {
     /// joined or left, another of its games ended first): decide again.
     #[error("the tournament changed meanwhile")]
     TournamentMoved,
+    /// The change is for players who have never taken a seat, and this
+    /// one has: nothing was written.
+    #[error("the player has taken a seat")]
+    Played,
     /// A unique constraint refused the write.
     #[error("unique constraint violated")]
     Unique,

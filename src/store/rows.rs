@@ -16,6 +16,9 @@ pub struct SeatRecord {
     pub player_name: Option<String>,
     pub invitee_id: Option<i64>,
     pub invitee_name: Option<String>,
+    /// Whether each is a bot account.
+    pub player_bot: Option<bool>,
+    pub invitee_bot: Option<bool>,
     /// The sitting player's rating in the game's variant, if rated there.
     pub rating: Option<f64>,
     pub rd: Option<f64>,
@@ -23,7 +26,7 @@ pub struct SeatRecord {
 
 /// The columns of a [`SeatRecord`] for the game `$1`, in seat order.
 pub const SEATS_OF_GAME: &str = "SELECT s.seat, s.player_id, p.name AS player_name, s.invitee_id, \
-     i.name AS invitee_name, r.rating, r.rd FROM seats s \
+     i.name AS invitee_name, p.bot AS player_bot, i.bot AS invitee_bot, r.rating, r.rd FROM seats s \
      JOIN games g ON g.id = s.game_id \
      LEFT JOIN players p ON p.id = s.player_id \
      LEFT JOIN players i ON i.id = s.invitee_id \
@@ -34,10 +37,17 @@ impl TryFrom<SeatRecord> for SeatRow {
     type Error = StoreError;
 
     fn try_from(row: SeatRecord) -> Result<SeatRow, StoreError> {
+        let player = named(row.player_id, row.player_name)?;
+        let bot = if player.is_some() {
+            row.player_bot
+        } else {
+            row.invitee_bot
+        };
         Ok(SeatRow {
             seat: row.seat,
-            player: named(row.player_id, row.player_name)?,
+            player,
             invitee: named(row.invitee_id, row.invitee_name)?,
+            bot: bot.unwrap_or(false),
             rating: row.rating.zip(row.rd),
         })
     }
@@ -105,6 +115,8 @@ mod tests {
             player_name: player.1.map(str::to_owned),
             invitee_id: None,
             invitee_name: None,
+            player_bot: player.0.map(|_| false),
+            invitee_bot: None,
             rating: None,
             rd: None,
         }

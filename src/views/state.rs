@@ -23,6 +23,8 @@ pub struct SeatState {
     pub colour: &'static str,
     /// Who sits there, or `null` while the seat is open.
     pub player: Option<String>,
+    /// Whether the player named (or else the one invited) is a bot account.
+    pub bot: bool,
     /// The player the seat is reserved for, until they join or decline.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invited: Option<String>,
@@ -87,6 +89,7 @@ fn seats(record: &GameRecord) -> Vec<SeatState> {
             seat: s.seat,
             colour: colour(record, s.seat),
             player: s.player.as_ref().map(|(_, name)| name.clone()),
+            bot: s.bot,
             invited: match (&s.player, &s.invitee) {
                 (None, Some((_, name))) => Some(name.clone()),
                 _ => None,

@@ -1,7 +1,8 @@
 //! The driver: when a bot's stream has news, or every interval, and once at
 //! start (a bot whose turn was pending when the server stopped), it looks
-//! at the bot's games and acts: accepts invitations, declines offers, and
-//! plays its turns through [`Games::play`], thinking on the pool.
+//! at the bot's games and acts: accepts invitations, declines draws (and
+//! takebacks in rated games; it agrees to them in unrated ones), and plays
+//! its turns through [`Games::play`], thinking on the pool.
 //!
 //! Several servers on one database may all drive the same bot. They think
 //! with the same seed (the game and ply), so they choose the same move;
@@ -115,7 +116,12 @@ async fn look(shared: &Arc<Shared>, bot: &Bot) -> GameResult<()> {
             answered("decline a draw", shared.games.draw(player, id, false).await);
         }
         if record.row.takeback_offer != 0 && record.row.takeback_offer & seat.bit() == 0 {
-            answered("decline a takeback", shared.games.takeback(player, id, false).await);
+            // A takeback in an unrated game costs nobody anything: the bot
+            // agrees (a move it is thinking about is then refused as
+            // stale, and it thinks again when its turn comes back). In a
+            // rated game a second try would be worth rating points: no.
+            let agree = !record.row.rated;
+            answered("answer a takeback", shared.games.takeback(player, id, agree).await);
         }
         if record.row.to_move == Some(seat) {
             start_turn(shared, bot, id);

@@ -8,9 +8,10 @@
 //!
 //! - Accounts: one per [`Level`], created at start when bots are enabled
 //!   (`--bot-threads` > 0), with a password hash no password matches.
-//! - Offers: a bot declines every draw and takeback offer (it does not
-//!   judge them: its search has no notion of "fair"), so a game against a
-//!   bot is played out or resigned.
+//! - Offers: a bot declines every draw offer (its search has no notion of
+//!   "fair"), so a game against a bot is played out or resigned. It agrees
+//!   to a takeback in an unrated game (nothing is at stake) and declines
+//!   one in a rated game (a second try would be worth rating points).
 //! - Clocks: a bot's clock runs like anyone's; a search costs at most about
 //!   a second, so a bot loses on time only if its queue is longer than the
 //!   clock, which a server with enough `--bot-threads` never lets happen.

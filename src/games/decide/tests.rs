@@ -18,6 +18,7 @@ pub(super) fn player(id: i64, name: &str) -> Player {
         name: name.to_owned(),
         email: None,
         created_at: 0,
+        bot: false,
     }
 }
 
@@ -62,12 +63,14 @@ pub(super) fn gravity(moves: &[&str]) -> (GameRecord, AnyGame) {
                 seat: seat(0),
                 player: Some((ALICE, "alice".into())),
                 invitee: None,
+                bot: false,
                 rating: None,
             },
             SeatRow {
                 seat: seat(1),
                 player: Some((BOB, "bob".into())),
                 invitee: None,
+                bot: false,
                 rating: None,
             },
         ],
@@ -470,7 +473,7 @@ fn joining_takes_the_invitation_or_a_free_seat_and_starts_a_full_table() {
         notices(&progress),
         [(ALICE, "game_started"), (BOB, "game_started"), (ALICE, "your_turn")]
     );
-    assert_eq!(progress.seated, [(seat(1), BOB, "bob".to_owned())]);
+    assert_eq!(progress.seated, [(seat(1), BOB, "bob".to_owned(), false)]);
 }
 
 #[test]

@@ -26,6 +26,8 @@ pub struct Player {
     pub name: String,
     pub email: Option<String>,
     pub created_at: i64,
+    /// A bot account: its moves are a program's, as its owner declared.
+    pub bot: bool,
 }
 
 /// A player with their password hash, for signing in.
@@ -44,6 +46,8 @@ pub struct NewPlayer {
     pub name_key: String,
     pub email: Option<String>,
     pub password_hash: String,
+    /// Declared a bot account at registration.
+    pub bot: bool,
     pub now: i64,
 }
 
@@ -57,6 +61,9 @@ pub struct PlayerChange {
     pub email: Option<Option<String>>,
     pub password: Option<NewPassword>,
     pub settings: SettingsUpdate,
+    /// Declares the account a bot account or not; written only while the
+    /// player has never taken a seat (see `PlayerStore::update_player`).
+    pub bot: Option<bool>,
 }
 
 /// A new password: every other session of the player ends with the old
@@ -142,6 +149,9 @@ pub struct SeatRow {
     pub seat: Seat,
     pub player: Option<(i64, String)>,
     pub invitee: Option<(i64, String)>,
+    /// Whether whoever the seat names (the player, or else the invitee) is
+    /// a bot account.
+    pub bot: bool,
     /// The sitting player's `(rating, rd)` in the game's variant, if rated.
     pub rating: Option<(f64, f64)>,
 }

@@ -11,6 +11,9 @@ use crate::domain::{GameStatus, Seat};
 pub struct RatingRow {
     pub player_id: i64,
     pub name: String,
+    /// Whether the player is a bot account (the account's, read with the
+    /// name; a rating's writes leave it alone).
+    pub bot: bool,
     pub game: String,
     pub variant: String,
     pub rating: f64,

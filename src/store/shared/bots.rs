@@ -17,6 +17,7 @@ where
     for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
     for<'q> &'q str: Param<'q, B::DB>,
     for<'q> i64: Param<'q, B::DB>,
+    for<'q> bool: Param<'q, B::DB>,
     Player: Decoded<B::DB>,
     BotRow: Decoded<B::DB>,
 {
@@ -25,13 +26,14 @@ where
             let _turn = self.write_turn().await;
             let mut tx = self.pool().begin().await?;
             sqlx::query(
-                "INSERT INTO players (name, name_key, email, password_hash, created_at) \
-                 VALUES ($1, $2, NULL, $3, $4) ON CONFLICT (name_key) DO NOTHING",
+                "INSERT INTO players (name, name_key, email, password_hash, created_at, bot) \
+                 VALUES ($1, $2, NULL, $3, $4, $5) ON CONFLICT (name_key) DO NOTHING",
             )
             .bind(bot.name.as_str())
             .bind(bot.name_key.as_str())
             .bind(NO_PASSWORD)
             .bind(bot.now)
+            .bind(true)
             .execute(&mut *tx)
             .await
             .map_err(StoreError::from_write)?;

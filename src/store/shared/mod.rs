@@ -54,7 +54,7 @@ where
     }
 }
 
-const PLAYER: &str = "SELECT id, name, email, created_at FROM players";
+const PLAYER: &str = "SELECT id, name, email, created_at, bot FROM players";
 
 #[async_trait]
 impl<B> PlayerStore for B
@@ -76,14 +76,15 @@ where
     async fn create_player(&self, player: NewPlayer) -> StoreResult<Player> {
         let _turn = self.write_turn().await;
         sqlx::query_as(
-            "INSERT INTO players (name, name_key, email, password_hash, created_at) \
-             VALUES ($1, $2, $3, $4, $5) RETURNING id, name, email, created_at",
+            "INSERT INTO players (name, name_key, email, password_hash, created_at, bot) \
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, name, email, created_at, bot",
         )
         .bind(player.name.as_str())
         .bind(player.name_key.as_str())
         .bind(player.email.as_deref())
         .bind(player.password_hash.as_str())
         .bind(player.now)
+        .bind(player.bot)
         .fetch_one(self.pool())
         .await
         .map_err(StoreError::from_write)
@@ -91,7 +92,7 @@ where
 
     async fn credentials(&self, name_key: &str) -> StoreResult<Option<Credentials>> {
         Ok(
-            sqlx::query_as("SELECT id, name, email, created_at, password_hash FROM players WHERE name_key = $1")
+            sqlx::query_as("SELECT id, name, email, created_at, bot, password_hash FROM players WHERE name_key = $1")
                 .bind(name_key)
                 .fetch_optional(self.pool())
                 .await?,
@@ -117,13 +118,15 @@ where
             email,
             password,
             settings,
+            bot,
         } = change;
         let webhook_set = settings.webhook.is_some();
         let (webhook_url, webhook_secret) = settings.webhook.unwrap_or_default();
         let _turn = self.write_turn().await;
         let mut tx = self.pool().begin().await?;
         // A field is written when its flag (for the nullable ones) or its
-        // value (for the others) is there.
+        // value (for the others) is there. The bot flag changes only while
+        // the player has never taken a seat: otherwise nothing is written.
         let changed: Option<Player> = sqlx::query_as(
             "UPDATE players SET \
              email = CASE WHEN $2 THEN $3 ELSE email END, \
@@ -131,8 +134,11 @@ where
              notify = COALESCE($5, notify), \
              webhook_url = CASE WHEN $6 THEN $7 ELSE webhook_url END, \
              webhook_secret = CASE WHEN $6 THEN $8 ELSE webhook_secret END, \
-             digest = COALESCE($9, digest) \
-             WHERE id = $1 RETURNING id, name, email, created_at",
+             digest = COALESCE($9, digest), \
+             bot = COALESCE($10, bot) \
+             WHERE id = $1 AND ($10 IS NULL OR bot = $10 \
+             OR NOT EXISTS (SELECT 1 FROM seats WHERE player_id = $1)) \
+             RETURNING id, name, email, created_at, bot",
         )
         .bind(id)
         .bind(email.is_some())
@@ -143,8 +149,18 @@ where
         .bind(webhook_url.as_deref())
         .bind(webhook_secret.as_deref())
         .bind(settings.digest)
+        .bind(bot)
         .fetch_optional(&mut *tx)
         .await?;
+        if changed.is_none() && bot.is_some() {
+            drop(tx);
+            let query = format!("{PLAYER} WHERE id = $1");
+            let exists: Option<Player> = sqlx::query_as(&query).bind(id).fetch_optional(self.pool()).await?;
+            return match exists {
+                Some(_) => Err(StoreError::Played),
+                None => Ok(None),
+            };
+        }
         if let Some(password) = &password {
             // Whoever else held a session may have known the old one.
             sqlx::query("DELETE FROM tokens WHERE player_id = $1 AND token_hash <> $2")

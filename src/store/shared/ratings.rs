@@ -14,7 +14,7 @@ use crate::store::{
     StoreResult,
 };
 
-const RATING: &str = "SELECT r.player_id, p.name, r.game, r.variant, r.rating, r.rd, r.volatility, r.games, \
+const RATING: &str = "SELECT r.player_id, p.name, p.bot, r.game, r.variant, r.rating, r.rd, r.volatility, r.games, \
      r.wins, r.losses, r.draws, r.last_played, r.last_order FROM ratings r JOIN players p ON p.id = r.player_id";
 
 #[async_trait]

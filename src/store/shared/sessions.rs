@@ -38,7 +38,7 @@ where
 
     async fn session_by_token(&self, token_hash: &str) -> StoreResult<Option<TokenSession>> {
         Ok(sqlx::query_as(
-            "SELECT p.id, p.name, p.email, p.created_at, COALESCE(t.last_used_at, t.created_at) AS last_used_at \
+            "SELECT p.id, p.name, p.email, p.created_at, p.bot, COALESCE(t.last_used_at, t.created_at) AS last_used_at \
              FROM tokens t JOIN players p ON p.id = t.player_id WHERE t.token_hash = $1",
         )
         .bind(token_hash)
