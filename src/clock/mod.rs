@@ -23,11 +23,13 @@ pub const MAX_DAYS: u32 = 30;
 pub const MAX_LIVE_SECONDS: u32 = 86_400;
 
 /// How a game is timed, as chosen at creation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TimeControl {
-    #[default]
-    None,
+    /// No clock. A struct variant, not a unit one: serde lets a unit
+    /// variant of a tagged enum through with any other fields beside its
+    /// tag, and the document (and so the server) refuses unknown fields.
+    None {},
     Correspondence {
         /// 1 to 30.
         days_per_move: u32,
@@ -47,6 +49,12 @@ pub enum TimeControl {
     },
 }
 
+impl Default for TimeControl {
+    fn default() -> TimeControl {
+        TimeControl::None {}
+    }
+}
+
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TimeControlError {
     #[error("days_per_move must be between 1 and {MAX_DAYS}")]
@@ -63,7 +71,7 @@ impl TimeControl {
     /// Checks the ranges; the only way the service accepts one.
     pub fn validate(self) -> Result<TimeControl, TimeControlError> {
         match self {
-            TimeControl::None => Ok(self),
+            TimeControl::None {} => Ok(self),
             TimeControl::Correspondence {
                 days_per_move,
                 bank_days,
@@ -98,7 +106,7 @@ impl TimeControl {
 
     pub fn kind(self) -> &'static str {
         match self {
-            TimeControl::None => "none",
+            TimeControl::None {} => "none",
             TimeControl::Correspondence { .. } => "correspondence",
             TimeControl::Live { .. } => "live",
         }
@@ -125,7 +133,7 @@ impl TimeControl {
     /// The stored form; `None` for no clock.
     pub fn to_stored(self) -> Option<Value> {
         match self {
-            TimeControl::None => None,
+            TimeControl::None {} => None,
             other => serde_json::to_value(other).ok(),
         }
     }
@@ -237,7 +245,7 @@ impl Clock {
     /// The clock when the game starts at `now`; `None` without a clock.
     pub fn start(self, seats: usize, now: i64) -> Option<ClockState> {
         let each = match self.control {
-            TimeControl::None => return None,
+            TimeControl::None {} => return None,
             TimeControl::Correspondence { bank_days, .. } => self.scale.days(bank_days.unwrap_or(0)),
             TimeControl::Live { initial_seconds, .. } => i64::from(initial_seconds) * 1000,
         };
@@ -251,7 +259,7 @@ impl Clock {
     /// its clock.
     fn allowance(self, remaining: i64) -> i64 {
         match self.control {
-            TimeControl::None => i64::MAX,
+            TimeControl::None {} => i64::MAX,
             TimeControl::Correspondence { days_per_move, .. } => self.scale.days(days_per_move) + remaining,
             TimeControl::Live { .. } => remaining,
         }
@@ -268,7 +276,8 @@ impl Clock {
 
     /// When `seat`, to move since `state.turn_started_at`, loses on time.
     pub fn deadline(self, state: &ClockState, seat: usize, pauses: &[Pause]) -> Option<i64> {
-        if self.control == TimeControl::None {
+        if self.control == TimeControl::None {}
+        {
             return None;
         }
         let remaining = *state.remaining_ms.get(seat)?;
@@ -294,7 +303,7 @@ impl Clock {
         }
         let used = active_ms(state.turn_started_at, now, self.pauses(pauses));
         let left = match self.control {
-            TimeControl::None => remaining,
+            TimeControl::None {} => remaining,
             TimeControl::Correspondence {
                 days_per_move,
                 bonus_days,
@@ -360,7 +369,7 @@ mod tests {
 
     #[test]
     fn no_clock_has_no_state_and_no_deadline() {
-        let clock = Clock::new(TimeControl::None, scale());
+        let clock = Clock::new(TimeControl::None {}, scale());
         assert_eq!(clock.start(2, 0), None);
         let state = ClockState {
             remaining_ms: vec![0, 0],
@@ -505,7 +514,7 @@ mod tests {
         assert!(serde_json::from_str::<TimeControl>(r#"{"kind":"live","initial_seconds":1}"#).is_err());
         assert_eq!(
             serde_json::from_str::<TimeControl>(r#"{"kind":"none"}"#).unwrap(),
-            TimeControl::None
+            TimeControl::None {}
         );
     }
 }

@@ -356,6 +356,14 @@ impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for Json<T> 
     }
 }
 
+/// Parses a JSON body read as bytes, as [`Json`] does.
+pub fn from_json_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T> {
+    let mut value: Value =
+        serde_json::from_slice(body).map_err(|e| Error::BadRequest(format!("invalid JSON body: {e}")))?;
+    integral_numbers(&mut value);
+    T::deserialize(value).map_err(|e| Error::BadRequest(format!("invalid JSON body: {e}")))
+}
+
 /// Turns every float with no fraction (within `i64`) into an integer.
 fn integral_numbers(value: &mut Value) {
     match value {

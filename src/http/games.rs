@@ -276,9 +276,7 @@ async fn join(
     let request: JoinRequest = if body.iter().all(u8::is_ascii_whitespace) {
         JoinRequest::default()
     } else {
-        serde_json::from_slice::<Option<JoinRequest>>(&body)
-            .map_err(|e| Error::BadRequest(format!("invalid JSON body: {e}")))?
-            .unwrap_or_default()
+        super::error::from_json_body::<Option<JoinRequest>>(&body)?.unwrap_or_default()
     };
     let code = request.code.or(query.code);
     Ok(Json(state.games.join(&player, id, request.seat, code.as_ref()).await?))
@@ -471,7 +469,8 @@ pub enum RecordFormat {
 /// The game's record: headers, players, result, moves; `?format=text` for the
 /// transcription with numbered rounds and a column per player.
 #[utoipa::path(get, path = "/api/v1/games/{id}/record", tag = "games", security((), ("bearer" = [])), params(("id" = i64, Path), RecordQuery),
-    responses((status = 200, body = record::GameRecordJson), (status = 400), (status = 404)))]
+    responses((status = 200, description = "the record as JSON, or as text with `?format=text`",
+        content(("application/json" = record::GameRecordJson), ("text/plain" = String))), (status = 400), (status = 404)))]
 async fn game_record(
     State(state): State<AppState>,
     MaybeAuth(viewer): MaybeAuth,

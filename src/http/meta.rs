@@ -31,7 +31,7 @@ use super::{bots, conditional, correspondence, games, players, ratings, realtime
         healthz, metrics, openapi, api_healthz, api_metrics,
     ),
     components(schemas(ErrorBody, ErrorDetail, games::Answer, games::Turn, games::RecordFormat,
-        crate::domain::GameStatus, crate::store::TournamentStatus)),
+        crate::domain::GameStatus, crate::tournaments::TournamentStatus)),
     modifiers(&BearerAuth),
 )]
 pub struct ApiDoc;

@@ -418,8 +418,6 @@ pub fn webhook_body(player: &Player, event: &crate::store::EventRow) -> Vec<u8> 
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
 
     #[test]

@@ -80,7 +80,7 @@ pub(super) fn gravity(moves: &[&str]) -> (GameRecord, AnyGame) {
 
 fn no_clock() -> Schedule {
     Schedule {
-        clock: Clock::new(TimeControl::None, Scale { day_ms: DAY }),
+        clock: Clock::new(TimeControl::None {}, Scale { day_ms: DAY }),
         remind_before_ms: 0,
     }
 }

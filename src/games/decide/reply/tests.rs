@@ -38,7 +38,7 @@ fn alice_plays(record: &GameRecord, notation: &str, trees: &[Conditional], sched
 
 fn no_clock() -> Schedule {
     Schedule {
-        clock: Clock::new(TimeControl::None, Scale { day_ms: DAY }),
+        clock: Clock::new(TimeControl::None {}, Scale { day_ms: DAY }),
         remind_before_ms: 0,
     }
 }
