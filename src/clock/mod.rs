@@ -276,8 +276,7 @@ impl Clock {
 
     /// When `seat`, to move since `state.turn_started_at`, loses on time.
     pub fn deadline(self, state: &ClockState, seat: usize, pauses: &[Pause]) -> Option<i64> {
-        if self.control == TimeControl::None {}
-        {
+        if matches!(self.control, TimeControl::None {}) {
             return None;
         }
         let remaining = *state.remaining_ms.get(seat)?;

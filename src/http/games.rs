@@ -470,7 +470,7 @@ pub enum RecordFormat {
 /// transcription with numbered rounds and a column per player.
 #[utoipa::path(get, path = "/api/v1/games/{id}/record", tag = "games", security((), ("bearer" = [])), params(("id" = i64, Path), RecordQuery),
     responses((status = 200, description = "the record as JSON, or as text with `?format=text`",
-        content(("application/json" = record::GameRecordJson), ("text/plain" = String))), (status = 400), (status = 404)))]
+        content((record::GameRecordJson = "application/json"), (String = "text/plain"))), (status = 400), (status = 404)))]
 async fn game_record(
     State(state): State<AppState>,
     MaybeAuth(viewer): MaybeAuth,
