@@ -209,7 +209,10 @@ async fn moves_in_time_keep_the_game_and_a_late_move_loses_it() {
     common::assert_error(status, &body, StatusCode::CONFLICT, "time_out");
     let game = state(&server, id).await;
     assert_eq!(game["status"], "finished");
-    assert_eq!(game["outcome"], json!({ "winners": [0], "reason": "time" }));
+    assert_eq!(
+        game["outcome"],
+        json!({ "winners": [0], "winner_names": ["alice"], "reason": "time", "message": "time" })
+    );
     assert_eq!(game["ply"], 1, "the late move was not stored");
     assert_eq!(count(&events(&server, id).await, "timeout"), 1);
 
@@ -1039,7 +1042,7 @@ async fn in_a_four_player_game_the_player_to_move_loses_and_the_others_win() {
     let game = state(&server, id).await;
     assert_eq!(
         game["outcome"],
-        json!({ "winners": [0, 2, 3], "reason": "time" }),
+        json!({ "winners": [0, 2, 3], "winner_names": ["alice", "carol", "dave"], "reason": "time", "message": "time" }),
         "{game}"
     );
     let log = events(&server, id).await;

@@ -119,8 +119,13 @@ async fn two_players_play_a_whole_game_over_websocket_mixed_with_http_while_spec
     for m in &line {
         position.play(m).expect("a listed move is legal");
     }
-    let outcome = json!(position.outcome().expect("the line ends the game"));
-    assert_eq!(state["outcome"], outcome, "{state}");
+    // As clients read it: the rules' outcome with a reason code beside the
+    // rules' words, and the winners' names.
+    let outcome = tavoliere::views::outcome::outcome(&json!(position.outcome().expect("the line ends the game")), None);
+    let mut shown = state["outcome"].clone();
+    assert_eq!(shown["winner_names"], json!(["bob"]), "{state}");
+    shown.as_object_mut().expect("an outcome").remove("winner_names");
+    assert_eq!(shown, outcome, "{state}");
     // A rated game's end also says what it did to both ratings.
     assert_eq!(finished["data"]["winners"], outcome["winners"], "{finished}");
     assert_eq!(finished["data"]["reason"], outcome["reason"], "{finished}");
@@ -350,7 +355,10 @@ async fn presence_shows_which_players_are_connected() {
     let mut bob = connect(&server, Some(&bob_token)).await;
     bob.subscribe(id, None).await;
     let presence = alice.presence(json!([0, 1])).await;
-    assert_eq!(presence, json!({ "type": "presence", "game": id, "online": [0, 1] }));
+    assert_eq!(
+        presence,
+        json!({ "type": "presence", "game": id, "game_id": id, "online": [0, 1] })
+    );
     // A spectator is not a seat, signed in or not: the seats' presence is
     // unchanged, and the next change Alice hears of is Bob leaving.
     let carol = server.register("carol").await;
@@ -362,7 +370,7 @@ async fn presence_shows_which_players_are_connected() {
     drop(bob);
     assert_eq!(
         alice.next().await,
-        json!({ "type": "presence", "game": id, "online": [0] })
+        json!({ "type": "presence", "game": id, "game_id": id, "online": [0] })
     );
     alice
         .send(json!({ "type": "unsubscribe", "game": id, "id": "u" }))
