@@ -139,16 +139,16 @@ impl From<TournamentRow> for TournamentSummary {
     fn from(row: TournamentRow) -> TournamentSummary {
         TournamentSummary {
             id: row.id,
-            name: row.name,
-            game: row.game,
-            variant: row.variant,
-            format: row.format,
+            name: row.settings.name,
+            game: row.settings.game,
+            variant: row.settings.variant,
+            format: row.settings.format,
             status: row.status,
             organiser: row.organiser,
             players: row.players,
-            max_players: row.max_players,
+            max_players: row.settings.max_players,
             round: row.round,
-            starts_at: row.starts_at.map(timestamp),
+            starts_at: row.settings.starts_at.map(timestamp),
         }
     }
 }

@@ -60,9 +60,21 @@ impl fmt::Display for NotifyKind {
 }
 
 /// A kind of event no player can be told about.
-#[derive(Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown notification kind {0:?}; kinds are your_turn, invited, game_over, chat, reminder, tournament_started, tournament_round, tournament_over")]
+#[derive(Debug, PartialEq, Eq)]
 pub struct UnknownKind(String);
+
+impl fmt::Display for UnknownKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown notification kind {:?}; kinds are ", self.0)?;
+        for (i, kind) in NotifyKind::ALL.iter().enumerate() {
+            let separator = if i == 0 { "" } else { ", " };
+            write!(f, "{separator}{kind}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnknownKind {}
 
 impl FromStr for NotifyKind {
     type Err = UnknownKind;
@@ -184,6 +196,16 @@ mod tests {
         );
         assert!(NotifyChoices::parse(&json!({"your_turn": "email"})).is_err());
         assert_eq!(NotifyChoices::parse(&json!([])), Err(ChoicesError::NotAnObject));
+    }
+
+    #[test]
+    fn an_unknown_kind_is_told_every_kind() {
+        let refusal = "moves".parse::<NotifyKind>().unwrap_err().to_string();
+        assert_eq!(
+            refusal,
+            "unknown notification kind \"moves\"; kinds are your_turn, invited, game_over, chat, reminder, \
+             tournament_started, tournament_round, tournament_over"
+        );
     }
 
     #[test]

@@ -54,7 +54,7 @@ pub use group_commit::CommitStats;
 pub use mail::MailStore;
 pub use model::{
     BadTournamentKind, EntrantChange, EntrantRow, Entry, NewPairing, NewTournament, PairingRow, TournamentFilter,
-    TournamentFormat, TournamentRecord, TournamentRow, TournamentStatus, TournamentStep,
+    TournamentFormat, TournamentRecord, TournamentRow, TournamentSettings, TournamentStatus, TournamentStep,
 };
 pub use model::{
     BotRow, ConditionalRow, ConditionalTrees, ConditionalWrite, Credentials, DeadlineChange, DeliveryRow, Event,

@@ -39,6 +39,7 @@ use crate::games::Games;
 use crate::rules::catalogue;
 use crate::store::{
     EntrantChange, Entry, NewTournament, Player, Store, StoreError, TournamentFilter, TournamentRecord,
+    TournamentSettings,
 };
 
 /// Longest tournament name, in characters.
@@ -121,15 +122,15 @@ impl Tournaments {
             let record = self.load(Some(player), id).await?;
             let row = &record.row;
             let open = row.status == TournamentStatus::Open
-                || (row.status == TournamentStatus::Active && row.format == TournamentFormat::League);
+                || (row.status == TournamentStatus::Active && row.settings.format == TournamentFormat::League);
             if !open {
                 return Err(TournamentError::Status(row.status));
             }
             if record.entrants.iter().any(|e| e.player_id == player.id) {
                 return Err(TournamentError::AlreadyIn);
             }
-            if record.entrants.len() as i64 >= row.max_players {
-                return Err(TournamentError::Full(row.max_players));
+            if record.entrants.len() as i64 >= row.settings.max_players {
+                return Err(TournamentError::Full(row.settings.max_players));
             }
             let seed = record.entrants.iter().map(|e| e.seed).max().unwrap_or(0) + 1;
             if self.change(&record, player, Entry::Join { seed }).await? {
@@ -179,7 +180,7 @@ impl Tournaments {
             if record.row.status != TournamentStatus::Open {
                 return Err(TournamentError::Status(record.row.status));
             }
-            let (needed, have) = (record.row.min_players.max(2), record.entrants.len() as i64);
+            let (needed, have) = (record.row.settings.min_players.max(2), record.entrants.len() as i64);
             if have < needed {
                 return Err(TournamentError::TooFew { needed, have });
             }
@@ -221,7 +222,7 @@ impl Tournaments {
             if record.row.status != TournamentStatus::Open {
                 return Ok(false);
             }
-            let enough = record.entrants.len() as i64 >= record.row.min_players.max(2);
+            let enough = record.entrants.len() as i64 >= record.row.settings.min_players.max(2);
             let plan = if enough {
                 plan::start(&record)
             } else {
@@ -279,7 +280,7 @@ impl Tournaments {
     /// The tournament, if `viewer` may see it.
     async fn load(&self, viewer: Option<&Player>, id: i64) -> TournamentResult<TournamentRecord> {
         let record = self.store.tournament(id).await?.ok_or(TournamentError::NotFound(id))?;
-        let visible = record.row.public
+        let visible = record.row.settings.public
             || viewer.is_some_and(|v| {
                 v.id == record.row.organiser_id || record.entrants.iter().any(|e| e.player_id == v.id)
             });
@@ -338,7 +339,7 @@ fn validate(organiser: &Player, c: NewTournamentCommand, now: i64) -> Tournament
         }
         in_range("starts_at", at, now, now + MAX_LEAD_MS)?;
     }
-    Ok(NewTournament {
+    let settings = TournamentSettings {
         name,
         game: info.slug.to_owned(),
         variant: variant.slug.to_owned(),
@@ -352,6 +353,9 @@ fn validate(organiser: &Player, c: NewTournamentCommand, now: i64) -> Tournament
         min_players,
         max_players,
         starts_at: c.starts_at,
+    };
+    Ok(NewTournament {
+        settings,
         organiser_id: organiser.id,
         now,
     })

@@ -136,7 +136,7 @@ pub fn standings_of(record: &TournamentRecord, group: Option<i64>) -> Vec<Standi
         ),
     };
     let games: Vec<Played> = pairings.into_iter().map(|p| played(p).0).collect();
-    standings(&players, &games, tiebreaks(record.row.format))
+    standings(&players, &games, tiebreaks(record.row.settings.format))
 }
 
 /// The start of an open tournament with enough players.
@@ -145,9 +145,9 @@ pub fn start(record: &TournamentRecord) -> Plan {
     let players: Vec<i64> = record.entrants.iter().map(|e| e.player_id).collect();
     let mut plan = Plan::unchanged(record);
     plan.status = TournamentStatus::Active;
-    match row.format {
+    match row.settings.format {
         TournamentFormat::RoundRobin => {
-            let rounds = round_robin::schedule(&players, row.double_rr);
+            let rounds = round_robin::schedule(&players, row.settings.double_rr);
             plan.round = rounds.len() as i64;
             plan.pairings = (1..)
                 .zip(rounds)
@@ -159,11 +159,11 @@ pub fn start(record: &TournamentRecord) -> Plan {
             plan.pairings = swiss_round(record, 1);
         }
         TournamentFormat::League => {
-            let groups = league::first_season(&players, row.group_size as usize);
+            let groups = league::first_season(&players, row.settings.group_size as usize);
             season(record, &mut plan, 1, &groups);
         }
     }
-    let season = (row.format == TournamentFormat::League).then_some(1);
+    let season = (row.settings.format == TournamentFormat::League).then_some(1);
     plan.notices = players.iter().map(|&p| (p, started(record, season))).collect();
     plan
 }
@@ -178,7 +178,7 @@ pub fn cancel(record: &TournamentRecord) -> Plan {
         .map(|e| {
             let notice = PlayerNotice::TournamentCancelled {
                 tournament: record.row.id,
-                name: record.row.name.clone(),
+                name: record.row.settings.name.clone(),
                 cancelled: true,
             };
             (e.player_id, notice)
@@ -203,16 +203,16 @@ pub fn after_game(record: &TournamentRecord, game_id: i64, score: Option<Score>)
     }
     let record = &record;
     let row = &record.row;
-    let current = |p: &&PairingRow| row.format == TournamentFormat::RoundRobin || p.round == row.round;
+    let current = |p: &&PairingRow| row.settings.format == TournamentFormat::RoundRobin || p.round == row.round;
     if !record.pairings.iter().filter(current).all(|p| played(p).1) {
         return Plan::unchanged(record);
     }
-    match row.format {
+    match row.settings.format {
         TournamentFormat::RoundRobin => over(record),
         TournamentFormat::Swiss => {
             let next = row.round + 1;
             let active = record.entrants.iter().filter(|e| e.left_at.is_none()).count();
-            if next > swiss_rounds(row.rounds, record.entrants.len()) || active < 2 {
+            if next > swiss_rounds(row.settings.rounds, record.entrants.len()) || active < 2 {
                 return over(record);
             }
             let mut plan = Plan::unchanged(record);
@@ -228,7 +228,7 @@ pub fn after_game(record: &TournamentRecord, game_id: i64, score: Option<Score>)
 fn over(record: &TournamentRecord) -> Plan {
     let mut plan = Plan::unchanged(record);
     plan.status = TournamentStatus::Finished;
-    let lines: Vec<Standing> = match record.row.format {
+    let lines: Vec<Standing> = match record.row.settings.format {
         TournamentFormat::League => season_groups(record)
             .into_iter()
             .flat_map(|(g, _)| standings_of(record, Some(g)))
@@ -240,7 +240,7 @@ fn over(record: &TournamentRecord) -> Plan {
         .map(|s| {
             let notice = PlayerNotice::TournamentOver {
                 tournament: record.row.id,
-                name: record.row.name.clone(),
+                name: record.row.settings.name.clone(),
                 rank: s.rank,
                 points: s.points,
             };
@@ -253,7 +253,7 @@ fn over(record: &TournamentRecord) -> Plan {
 fn started(record: &TournamentRecord, season: Option<i64>) -> PlayerNotice {
     PlayerNotice::TournamentStarted {
         tournament: record.row.id,
-        name: record.row.name.clone(),
+        name: record.row.settings.name.clone(),
         season,
     }
 }
@@ -323,7 +323,7 @@ fn next_season(record: &TournamentRecord) -> Plan {
         .filter(|e| e.grp.is_none() && e.left_at.is_none())
         .map(|e| e.player_id)
         .collect();
-    let groups = league::next_season(&ranked, &newcomers, record.row.group_size as usize);
+    let groups = league::next_season(&ranked, &newcomers, record.row.settings.group_size as usize);
     if groups.is_empty() {
         return over(record);
     }

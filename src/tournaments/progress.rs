@@ -44,16 +44,16 @@ pub async fn after_game(
 /// `plan` of `record`, its games made, as the store writes it.
 pub async fn step(games: &Games, record: &TournamentRecord, plan: Plan, now: i64) -> TournamentResult<TournamentStep> {
     let row = &record.row;
-    let control = TimeControl::from_stored(row.time_control.as_ref());
+    let control = TimeControl::from_stored(row.settings.time_control.as_ref());
     let mut pairings = Vec::with_capacity(plan.pairings.len());
     for planned in &plan.pairings {
         let game = match planned.pair.second {
             Some(second) => {
                 let fixture = Fixture {
-                    game: row.game.clone(),
-                    variant: row.variant.clone(),
-                    public: row.public,
-                    rated: row.rated,
+                    game: row.settings.game.clone(),
+                    variant: row.settings.variant.clone(),
+                    public: row.settings.public,
+                    rated: row.settings.rated,
                     time_control: control,
                     by: (row.organiser_id, row.organiser.clone()),
                     seats: [
@@ -62,7 +62,7 @@ pub async fn step(games: &Games, record: &TournamentRecord, plan: Plan, now: i64
                     ],
                     notice: PlayerNotice::TournamentRound {
                         tournament: row.id,
-                        name: row.name.clone(),
+                        name: row.settings.name.clone(),
                         round: planned.round,
                     },
                 };

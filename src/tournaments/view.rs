@@ -105,22 +105,22 @@ impl TournamentView {
         let row = &record.row;
         TournamentView {
             id: row.id,
-            name: row.name.clone(),
-            game: row.game.clone(),
-            variant: row.variant.clone(),
-            format: row.format,
+            name: row.settings.name.clone(),
+            game: row.settings.game.clone(),
+            variant: row.settings.variant.clone(),
+            format: row.settings.format,
             status: row.status,
             organiser: row.organiser.clone(),
             rounds: rounds_of(row, record.entrants.len()),
             round: row.round,
-            double: row.double_rr,
-            group_size: (row.format == TournamentFormat::League).then_some(row.group_size),
-            time_control: row.time_control.clone(),
-            rated: row.rated,
-            public: row.public,
-            min_players: row.min_players,
-            max_players: row.max_players,
-            starts_at: row.starts_at.map(timestamp),
+            double: row.settings.double_rr,
+            group_size: (row.settings.format == TournamentFormat::League).then_some(row.settings.group_size),
+            time_control: row.settings.time_control.clone(),
+            rated: row.settings.rated,
+            public: row.settings.public,
+            min_players: row.settings.min_players,
+            max_players: row.settings.max_players,
+            starts_at: row.settings.starts_at.map(timestamp),
             created_at: timestamp(row.created_at),
             players: record
                 .entrants
@@ -142,7 +142,7 @@ impl TournamentView {
 /// Tiebreaks are the format's own: Buchholz for a Swiss,
 /// Sonneborn-Berger otherwise.
 fn groups_of(record: &TournamentRecord) -> Vec<GroupView> {
-    let swiss = record.row.format == TournamentFormat::Swiss;
+    let swiss = record.row.settings.format == TournamentFormat::Swiss;
     let line = |s: Standing| StandingView {
         rank: s.rank,
         player: record.name_of(s.player),
@@ -160,7 +160,7 @@ fn groups_of(record: &TournamentRecord) -> Vec<GroupView> {
         group,
         standings: plan::standings_of(record, of).into_iter().map(line).collect(),
     };
-    match record.row.format {
+    match record.row.settings.format {
         TournamentFormat::League => plan::season_groups(record)
             .into_iter()
             .map(|(g, _)| group(g, Some(g)))
@@ -177,7 +177,7 @@ fn rounds_played(record: &TournamentRecord) -> Vec<RoundView> {
     let shown = record
         .pairings
         .iter()
-        .filter(|p| row.format != TournamentFormat::League || p.round == row.round);
+        .filter(|p| row.settings.format != TournamentFormat::League || p.round == row.round);
     for p in shown {
         let pairing = PairingView {
             game: p.game_id,
@@ -200,9 +200,9 @@ fn rounds_played(record: &TournamentRecord) -> Vec<RoundView> {
 
 /// A Swiss's rounds once known; a round robin's once scheduled.
 fn rounds_of(row: &TournamentRow, players: usize) -> Option<i64> {
-    match (row.format, row.status) {
-        (TournamentFormat::Swiss, TournamentStatus::Open) => (row.rounds > 0).then_some(row.rounds),
-        (TournamentFormat::Swiss, _) => Some(plan::swiss_rounds(row.rounds, players)),
+    match (row.settings.format, row.status) {
+        (TournamentFormat::Swiss, TournamentStatus::Open) => (row.settings.rounds > 0).then_some(row.settings.rounds),
+        (TournamentFormat::Swiss, _) => Some(plan::swiss_rounds(row.settings.rounds, players)),
         (TournamentFormat::RoundRobin, TournamentStatus::Open) => None,
         (TournamentFormat::RoundRobin, _) => Some(row.round),
         (TournamentFormat::League, _) => None,

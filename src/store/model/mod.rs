@@ -16,7 +16,7 @@ pub use bots::{BotRow, NewBot};
 pub use ratings::{PlayedGame, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow, RatingValues};
 pub use tournaments::{
     BadTournamentKind, EntrantChange, EntrantRow, Entry, NewPairing, NewTournament, PairingRow, TournamentFilter,
-    TournamentFormat, TournamentRecord, TournamentRow, TournamentStatus, TournamentStep,
+    TournamentFormat, TournamentRecord, TournamentRow, TournamentSettings, TournamentStatus, TournamentStep,
 };
 
 /// A registered player as others may see them (plus email for themselves).

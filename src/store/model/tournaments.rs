@@ -117,10 +117,10 @@ impl TryFrom<String> for TournamentStatus {
     }
 }
 
-/// A tournament's own row, with its organiser's name and how many play.
+/// What an organiser sets when creating a tournament: the part of its row
+/// that never changes.
 #[derive(Clone, Debug, sqlx::FromRow)]
-pub struct TournamentRow {
-    pub id: i64,
+pub struct TournamentSettings {
     pub name: String,
     pub game: String,
     pub variant: String,
@@ -138,6 +138,14 @@ pub struct TournamentRow {
     pub min_players: i64,
     pub max_players: i64,
     pub starts_at: Option<i64>,
+}
+
+/// A tournament's own row, with its organiser's name and how many play.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct TournamentRow {
+    pub id: i64,
+    #[sqlx(flatten)]
+    pub settings: TournamentSettings,
     pub organiser_id: i64,
     pub organiser: String,
     #[sqlx(try_from = "String")]
@@ -201,19 +209,7 @@ pub struct TournamentFilter {
 /// A tournament to create.
 #[derive(Clone, Debug)]
 pub struct NewTournament {
-    pub name: String,
-    pub game: String,
-    pub variant: String,
-    pub format: TournamentFormat,
-    pub rounds: i64,
-    pub double_rr: bool,
-    pub group_size: i64,
-    pub time_control: Option<Value>,
-    pub rated: bool,
-    pub public: bool,
-    pub min_players: i64,
-    pub max_players: i64,
-    pub starts_at: Option<i64>,
+    pub settings: TournamentSettings,
     pub organiser_id: i64,
     pub now: i64,
 }

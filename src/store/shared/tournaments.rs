@@ -37,6 +37,7 @@ where
     (i64,): Decoded<B::DB>,
 {
     async fn create_tournament(&self, t: NewTournament) -> StoreResult<i64> {
+        let settings = &t.settings;
         let _turn = self.write_turn().await;
         sqlx::query_scalar(
             "INSERT INTO tournaments (name, game, variant, format, rounds, double_rr, group_size, time_control, \
@@ -44,19 +45,19 @@ where
              updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'open', 0, 0, \
              $15, $15) RETURNING id",
         )
-        .bind(t.name.as_str())
-        .bind(t.game.as_str())
-        .bind(t.variant.as_str())
-        .bind(t.format.as_str())
-        .bind(t.rounds)
-        .bind(t.double_rr)
-        .bind(t.group_size)
-        .bind(t.time_control)
-        .bind(t.rated)
-        .bind(t.public)
-        .bind(t.min_players)
-        .bind(t.max_players)
-        .bind(t.starts_at)
+        .bind(settings.name.as_str())
+        .bind(settings.game.as_str())
+        .bind(settings.variant.as_str())
+        .bind(settings.format.as_str())
+        .bind(settings.rounds)
+        .bind(settings.double_rr)
+        .bind(settings.group_size)
+        .bind(settings.time_control.clone())
+        .bind(settings.rated)
+        .bind(settings.public)
+        .bind(settings.min_players)
+        .bind(settings.max_players)
+        .bind(settings.starts_at)
         .bind(t.organiser_id)
         .bind(t.now)
         .fetch_one(self.pool())
