@@ -49,10 +49,10 @@ pub trait Heuristics: Rules {
     /// random playouts miss and whose wins in two are few and cheap to see.
     const WINS_IN_TWO: bool = false;
 
-    /// The strongest level's defence against the next player's threats
-    /// that random playouts miss: narrows `moves` to those that meet them
-    /// (never to none). Most games have none to read.
-    fn defend(&self, moves: Vec<Self::Move>) -> Vec<Self::Move> {
+    /// The strongest level's reading of threats random playouts miss
+    /// (the next player's to meet, its own to make): narrows `moves` to
+    /// those worth searching, never to none. Most games have none to read.
+    fn read_threats(&self, moves: Vec<Self::Move>) -> Vec<Self::Move> {
         moves
     }
 

@@ -121,7 +121,8 @@ pub struct Budget {
     pub tactics: bool,
     /// Whether the root also reads threats two moves deep, in the games
     /// that look for them: takes a win in two ([`Heuristics::WINS_IN_TWO`])
-    /// and meets the next player's ([`Heuristics::defend`]).
+    /// and meets the next player's or makes its own
+    /// ([`Heuristics::read_threats`]).
     pub threats: bool,
 }
 
@@ -164,7 +165,7 @@ fn think<G: Heuristics>(game: &G, budget: Budget, rng: &mut Rng) -> Option<Strin
                     return Some(win.to_string());
                 }
             }
-            moves = game.defend(moves);
+            moves = game.read_threats(moves);
         }
     }
     search::search(game, moves, budget.playouts, rng)

@@ -6,10 +6,11 @@
 //! which no single reply stops. The level below blocks a four once it
 //! stands, too late; the strongest level makes open fours itself
 //! ([`super::tactics::winning_in_two`]) and, before searching, keeps only
-//! the moves that leave the next player no point making two fives at once
-//! ([`defend`]). The threat count reads stones only (a capture the
-//! threatened side could make is left to the search): a heuristic that
-//! narrows the moves searched, never one that makes an illegal move.
+//! the moves that leave the next player no point making two fives at once,
+//! or else the moves that make such a point of its own ([`read_threats`]).
+//! The threat count reads stones only (a capture the threatened side could
+//! make is left to the search): a heuristic that narrows the moves
+//! searched, never one that makes an illegal move.
 
 use arrayvec::ArrayVec;
 
@@ -29,8 +30,8 @@ impl Heuristics for Pente {
     /// blocks a four only once it stands, so the strongest makes them.
     const WINS_IN_TWO: bool = true;
 
-    fn defend(&self, moves: Vec<pente::Move>) -> Vec<pente::Move> {
-        defend(self, moves)
+    fn read_threats(&self, moves: Vec<pente::Move>) -> Vec<pente::Move> {
+        read_threats(self, moves)
     }
 
     /// Captures (each pair counts toward the win) and the open five-point
@@ -186,32 +187,49 @@ pub fn forcing_points(game: &Pente, seat: Seat) -> usize {
         .count()
 }
 
-/// The strongest level's defence: when the next player could make a
-/// forcing move after ours (an open three to turn into an open four, a
-/// four and a three...), the moves of `moves` that leave them the fewest
-/// such points, all of `moves` otherwise.
-pub fn defend(game: &Pente, moves: Vec<pente::Move>) -> Vec<pente::Move> {
+/// The position after `m`.
+fn after_move(game: &Pente, m: pente::Move) -> Pente {
+    let mut next = game.clone();
+    next.play_unchecked(m);
+    next
+}
+
+/// The strongest level's reading of threats, once wins in one and two are
+/// ruled out:
+///
+/// - when the next player could make a forcing move after ours (an open
+///   three to turn into an open four, a four and a three...), the moves of
+///   `moves` that leave them the fewest such points;
+/// - else, when some moves make a forcing point of our own (an open three:
+///   an open four next, unless the reply stops it), those moves;
+/// - else all of `moves`.
+pub fn read_threats(game: &Pente, moves: Vec<pente::Move>) -> Vec<pente::Move> {
     let Some(seat) = game.to_move() else {
         return moves;
     };
     let them = 1 - seat;
-    if forcing_points(game, them) == 0 {
-        return moves;
+    if forcing_points(game, them) > 0 {
+        let counted: Vec<(pente::Move, usize)> = moves
+            .into_iter()
+            .map(|m| (m, forcing_points(&after_move(game, m), them)))
+            .collect();
+        let fewest = counted.iter().map(|&(_, n)| n).min().unwrap_or(0);
+        return counted
+            .into_iter()
+            .filter(|&(_, n)| n == fewest)
+            .map(|(m, _)| m)
+            .collect();
     }
-    let counted: Vec<(pente::Move, usize)> = moves
-        .into_iter()
-        .map(|m| {
-            let mut next = game.clone();
-            next.play_unchecked(m);
-            (m, forcing_points(&next, them))
-        })
+    let attacking: Vec<pente::Move> = moves
+        .iter()
+        .copied()
+        .filter(|&m| forcing_points(&after_move(game, m), seat) > 0)
         .collect();
-    let fewest = counted.iter().map(|&(_, n)| n).min().unwrap_or(0);
-    counted
-        .into_iter()
-        .filter(|&(_, n)| n == fewest)
-        .map(|(m, _)| m)
-        .collect()
+    if attacking.is_empty() {
+        moves
+    } else {
+        attacking
+    }
 }
 
 #[cfg(test)]
@@ -254,7 +272,7 @@ mod tests {
         // leaves the four k9-k12 or k10-k13 open at both ends).
         let game = after(&["k10", "a1", "k11", "a3", "k12"]);
         let moves = super::super::search::candidates(&game);
-        let kept = defend(&game, moves);
+        let kept = read_threats(&game, moves);
         assert!(!kept.is_empty());
         for m in &kept {
             let mut next = game.clone();
@@ -265,9 +283,29 @@ mod tests {
     }
 
     #[test]
-    fn no_threat_no_narrowing() {
+    fn with_no_threat_to_meet_it_makes_an_open_three() {
+        // White k10 k11, Black far off: White's moves that make a three
+        // (k12, k9, or split ones such as k13) are kept, the rest dropped.
+        let game = after(&["k10", "a1", "k11", "a3"]);
+        let moves = super::super::search::candidates(&game);
+        let kept = read_threats(&game, moves.clone());
+        assert!(
+            !kept.is_empty() && kept.len() < moves.len(),
+            "{} of {}",
+            kept.len(),
+            moves.len()
+        );
+        assert!(kept.iter().any(|m| m.to_string() == "k12"));
+        for m in &kept {
+            assert!(forcing_points(&after_move(&game, *m), 0) > 0, "{m}");
+        }
+    }
+
+    #[test]
+    fn nothing_to_read_no_narrowing() {
+        // One stone each: no three can be made yet.
         let game = after(&["k10", "k9"]);
         let moves = super::super::search::candidates(&game);
-        assert_eq!(defend(&game, moves.clone()), moves);
+        assert_eq!(read_threats(&game, moves.clone()), moves);
     }
 }
