@@ -8,6 +8,8 @@
 //! - [`heuristics`]: per game, the evaluation of playouts cut off early,
 //!   the moves worth searching and the playout policy.
 //! - [`tactics`]: win in one, and never allow a win in one, at the root.
+//! - [`pente`]: Pente's evaluation, and the strongest level's reading of
+//!   open threes and fours.
 //! - [`torri`]: Torri's evaluation and playouts, which drive a game to its
 //!   end.
 //!
@@ -15,6 +17,7 @@
 //! move like anyone's.
 
 pub mod heuristics;
+pub mod pente;
 pub mod search;
 pub mod tactics;
 #[cfg(test)]
@@ -47,17 +50,17 @@ impl Level {
             Level::Beginner => Budget {
                 playouts: 60,
                 tactics: false,
-                wins_in_two: false,
+                threats: false,
             },
             Level::Intermediate => Budget {
                 playouts: 600,
                 tactics: true,
-                wins_in_two: false,
+                threats: false,
             },
             Level::Strongest => Budget {
                 playouts: 4000,
                 tactics: true,
-                wins_in_two: true,
+                threats: true,
             },
         }
     }
@@ -67,7 +70,7 @@ impl Level {
             Level::Beginner => "Thinks a little (60 playouts a move) and misses tactics: a first opponent.",
             Level::Intermediate => "600 playouts a move; takes a win in one and stops yours.",
             Level::Strongest => {
-                "4000 playouts a move, with tactics (and Pente's wins in two): the strongest that answers within a second."
+                "4000 playouts a move, with tactics (in Pente also open fours made and open threes stopped): the strongest that answers within a second."
             }
         }
     }
@@ -116,9 +119,11 @@ pub struct Budget {
     pub playouts: u32,
     /// Whether the root takes a win in one and avoids a loss in one.
     pub tactics: bool,
-    /// Whether the root also takes a win in two, in the games that look
-    /// for one ([`Heuristics::WINS_IN_TWO`]).
-    pub wins_in_two: bool,
+    /// Whether the root also reads threats two moves deep, in the games
+    /// that look for them: takes a win in two ([`Heuristics::WINS_IN_TWO`])
+    /// and meets the next player's or makes its own
+    /// ([`Heuristics::read_threats`]).
+    pub threats: bool,
 }
 
 /// The move a bot of `level` plays in `game`, in canonical notation;
@@ -154,10 +159,13 @@ fn think<G: Heuristics>(game: &G, budget: Budget, rng: &mut Rng) -> Option<Strin
             return Some(win.to_string());
         }
         moves = tactics::safe_moves(game, moves);
-        if budget.wins_in_two && G::WINS_IN_TWO {
-            if let Some(win) = tactics::winning_in_two(game, &moves) {
-                return Some(win.to_string());
+        if budget.threats {
+            if G::WINS_IN_TWO {
+                if let Some(win) = tactics::winning_in_two(game, &moves) {
+                    return Some(win.to_string());
+                }
             }
+            moves = game.read_threats(moves);
         }
     }
     search::search(game, moves, budget.playouts, rng)

@@ -61,6 +61,13 @@ pub struct DuelArgs {
     /// Its opponent (every other seat in a four-player game).
     #[arg(long, default_value = "random")]
     pub b: Side,
+    /// Playouts a move for `--a`, instead of its level's (the level's
+    /// tactics kept): to measure a budget before changing one.
+    #[arg(long)]
+    pub a_playouts: Option<u32>,
+    /// The same for `--b`.
+    #[arg(long)]
+    pub b_playouts: Option<u32>,
     #[arg(long, default_value_t = 40)]
     pub games: u32,
     /// Varies the bots' seeds between runs.
@@ -124,11 +131,19 @@ pub fn duel(args: &DuelArgs, mut progress: impl FnMut(u32, &Duel)) -> Result<Due
         while !game.is_finished() && game.ply() < args.max_plies {
             let Some(to_move) = game.to_move() else { break };
             let side = usize::from(to_move != a_seat);
-            let player = if side == 0 { args.a } else { args.b };
+            let (player, playouts) = if side == 0 {
+                (args.a, args.a_playouts)
+            } else {
+                (args.b, args.b_playouts)
+            };
             let seed = args.seed ^ (u64::from(index) << 32) ^ u64::from(game.ply());
             let started = Instant::now();
             let m = match player {
-                Side::Bot(level) => bots::choose(&game, level, seed),
+                Side::Bot(level) => {
+                    let mut budget = level.budget();
+                    budget.playouts = playouts.unwrap_or(budget.playouts);
+                    bots::choose_with(&game, budget, seed)
+                }
                 Side::Random => bots::random(&game, seed),
             };
             let spent = started.elapsed();
