@@ -85,17 +85,17 @@ impl Games {
     ) -> GameResult<MoveReply> {
         let stored = self.play_stored(player, id, command).await?;
         Ok(match shape {
-            AnswerShape::Full => MoveReply::Full(self.full_answer(player, stored).await?),
+            AnswerShape::Full => MoveReply::Full(Box::new(self.full_answer(player, stored).await?)),
             AnswerShape::Lean { legal } => {
                 let last = self.last_move_of(&stored).await?;
-                MoveReply::Lean(LeanMoveAnswer::build(
+                MoveReply::Lean(Box::new(LeanMoveAnswer::build(
                     stored.created,
                     &stored.record,
                     &stored.game,
                     &stored.stored,
                     last.as_ref(),
                     legal,
-                ))
+                )))
             }
         })
     }

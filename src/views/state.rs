@@ -227,8 +227,8 @@ impl LeanMoveAnswer {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum MoveReply {
-    Full(MoveAnswer),
-    Lean(LeanMoveAnswer),
+    Full(Box<MoveAnswer>),
+    Lean(Box<LeanMoveAnswer>),
 }
 
 impl MoveReply {
