@@ -134,7 +134,7 @@ pub async fn run_with_mail(
         }
         _ => Vec::new(),
     };
-    let state = http::AppState {
+    let state = http::AppState::new(http::Services {
         games: games.clone(),
         bots: Arc::new(games::bots::Roster::new(store.clone(), bots.clone())),
         hub: hub.clone(),
@@ -145,7 +145,7 @@ pub async fn run_with_mail(
         metrics,
         realtime: Arc::new(config.realtime.clone()),
         client_address_header: config.limits.client_address_header.clone(),
-    };
+    });
     tracing::info!(address = %listener.local_addr()?, backend = store.backend(), "serving");
     // Other processes' changes, where the database announces them.
     let relay = store

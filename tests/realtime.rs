@@ -138,6 +138,54 @@ async fn two_players_play_a_whole_game_over_websocket_mixed_with_http_while_spec
     teardown(database, server).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_over_websocket_can_ask_for_the_lean_answer() {
+    let (database, server) = setup().await;
+    let (id, alice_token, bob_token) = server.gravity().await;
+    let mut alice = connect(&server, Some(&alice_token)).await;
+    let mut bob = connect(&server, Some(&bob_token)).await;
+    let line = finishing_line();
+
+    alice
+        .send(json!({ "type": "move", "game": id, "move": line[0], "ply": 0, "return": "minimal", "id": "m0" }))
+        .await;
+    let (_, answer) = alice.until_answer("m0").await;
+    assert_eq!(answer["type"], "ack", "{answer}");
+    let result = &answer["result"];
+    let (_, state) = server.get(&format!("/games/{id}"), None).await;
+    assert_eq!(result["created"], true, "{answer}");
+    assert_eq!(result["move"]["move"], line[0].as_str(), "{answer}");
+    assert_eq!(result["ply"], 1, "{answer}");
+    assert_eq!(result["to_move"], 1, "{answer}");
+    assert_eq!(result["seq"], state["seq"], "{answer}");
+    assert!(result.get("game").is_none(), "{answer}");
+    assert!(result.get("legal").is_none(), "{answer}");
+
+    // With the legal moves; and the same answer as HTTP's lean one.
+    bob.send(json!({ "type": "move", "game": id, "move": line[1], "ply": 1, "return": "minimal", "legal": true, "id": "m1" }))
+        .await;
+    let (_, answer) = bob.until_answer("m1").await;
+    let (_, state) = server.get(&format!("/games/{id}"), None).await;
+    assert_eq!(answer["result"]["legal"], state["legal"], "{answer}");
+    assert_eq!(answer["result"]["seq"], state["seq"], "{answer}");
+
+    // "representation", or nothing, is the full answer; anything else is
+    // a malformed message, and plays nothing.
+    alice
+        .send(json!({ "type": "move", "game": id, "move": line[2], "ply": 2, "return": "representation", "id": "m2" }))
+        .await;
+    let (_, answer) = alice.until_answer("m2").await;
+    assert_eq!(answer["result"]["game"]["ply"], 3, "{answer}");
+    bob.send(json!({ "type": "move", "game": id, "move": line[3], "ply": 3, "return": "tiny", "id": "m3" }))
+        .await;
+    let (_, answer) = bob.until_answer("m3").await;
+    assert_eq!(answer["type"], "error", "{answer}");
+    assert_eq!(answer["code"], "bad_message", "{answer}");
+    let (_, state) = server.get(&format!("/games/{id}"), None).await;
+    assert_eq!(state["ply"], 3, "{state}");
+    teardown(database, server).await;
+}
+
 async fn spectator_seq(server: &TestServer, id: i64) -> i64 {
     let (_, state) = server.get(&format!("/games/{id}"), None).await;
     state["seq"].as_i64().expect("a seq")

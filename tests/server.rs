@@ -372,6 +372,122 @@ async fn a_retried_move_is_applied_once() {
     teardown(database, server).await;
 }
 
+/// `POST …/moves` asking for the lean answer (`Prefer: return=minimal`,
+/// plus `query`): the status, the `Preference-Applied` header and the body.
+async fn play_lean(
+    server: &TestServer,
+    id: i64,
+    token: &str,
+    mv: &str,
+    ply: i64,
+    query: &str,
+) -> (StatusCode, Option<String>, Value) {
+    let response = server
+        .client
+        .post(server.url(&format!("/games/{id}/moves{query}")))
+        .bearer_auth(token)
+        .header("Prefer", "return=minimal")
+        .json(&json!({ "move": mv, "ply": ply }))
+        .send()
+        .await
+        .expect("request sent");
+    let status = response.status();
+    let applied = response
+        .headers()
+        .get("preference-applied")
+        .map(|v| v.to_str().expect("ASCII").to_owned());
+    let body = response.json().await.expect("a JSON body");
+    (status, applied, body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lean_move_answer_carries_the_move_and_where_the_game_stands() {
+    let (database, server) = setup().await;
+    let (id, alice, bob) = server.gravity().await;
+    let line = finishing_line("gravity", "standard");
+    let tokens = [&alice, &bob];
+
+    // Without legal moves: the move, the game's ply, turn and event number.
+    let (status, applied, first) = play_lean(&server, id, &alice, &line[0], 0, "").await;
+    assert_eq!(status, StatusCode::CREATED, "{first}");
+    assert_eq!(applied.as_deref(), Some("return=minimal"));
+    let (_, state) = server.get(&format!("/games/{id}"), None).await;
+    assert_eq!(first["created"], true, "{first}");
+    assert_eq!(first["move"]["move"], line[0].as_str(), "{first}");
+    assert_eq!(first["move"]["ply"], 1, "{first}");
+    assert_eq!(first["move"]["player"], "alice", "{first}");
+    assert_eq!(first["game_id"], id, "{first}");
+    assert_eq!(first["status"], "active", "{first}");
+    assert_eq!(first["ply"], 1, "{first}");
+    assert_eq!(first["to_move"], 1, "{first}");
+    assert_eq!(first["seq"], state["seq"], "{first}");
+    assert_eq!(first["last_move"], state["last_move"], "{first}");
+    assert_eq!(first["outcome"], Value::Null, "{first}");
+    for absent in ["game", "legal", "view", "seats"] {
+        assert!(first.get(absent).is_none(), "{absent} in {first}");
+    }
+
+    // With them: exactly the legal moves of the full state.
+    let (status, _, second) = play_lean(&server, id, &bob, &line[1], 1, "?legal=true").await;
+    assert_eq!(status, StatusCode::CREATED, "{second}");
+    let (_, state) = server.get(&format!("/games/{id}"), None).await;
+    assert_eq!(second["legal"], state["legal"], "{second}");
+    assert_eq!(second["seq"], state["seq"], "{second}");
+    assert!(!state["legal"].as_array().expect("legal moves").is_empty());
+
+    // A retry answers 200 with the move stored, and the game as it is.
+    let (status, applied, again) = play_lean(&server, id, &bob, &line[1], 1, "?legal=true").await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert_eq!(applied.as_deref(), Some("return=minimal"));
+    assert_eq!(again["created"], false, "{again}");
+    assert_eq!(again["move"], second["move"], "{again}");
+    assert_eq!(again["ply"], 2, "{again}");
+    assert_eq!(again["last_move"], second["move"], "{again}");
+
+    // Refusals are the usual errors, and change nothing.
+    let (status, _, stale) = play_lean(&server, id, &bob, &line[0], 0, "").await;
+    assert_error(status, &stale, StatusCode::CONFLICT, "stale_ply");
+    let (status, _, illegal) = play_lean(&server, id, &alice, "z99", 2, "").await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{illegal}");
+    let (status, _, bad) = play_lean(&server, id, &alice, &line[2], 2, "?legal=maybe").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+    let (_, state) = server.get(&format!("/games/{id}"), None).await;
+    assert_eq!(state["ply"], 2, "{state}");
+
+    // Without the preference, or with another, the full answer.
+    for prefer in [None, Some("return=representation"), Some("respond-async")] {
+        let mut request = server
+            .client
+            .post(server.url(&format!("/games/{id}/moves")))
+            .bearer_auth(&bob)
+            .json(&json!({ "move": line[1], "ply": 1 }));
+        if let Some(prefer) = prefer {
+            request = request.header("Prefer", prefer);
+        }
+        let response = request.send().await.expect("request sent");
+        assert!(response.headers().get("preference-applied").is_none());
+        let full: Value = response.json().await.expect("a JSON body");
+        assert_eq!(full["game"]["ply"], 2, "{full}");
+        assert_eq!(full["game"]["legal"], state["legal"], "{full}");
+    }
+
+    // To the end: the last answer says how the game ended.
+    let mut last = Value::Null;
+    for (ply, mv) in line.iter().enumerate().skip(2) {
+        let (status, _, answer) = play_lean(&server, id, tokens[ply % 2], mv, ply as i64, "?legal=true").await;
+        assert_eq!(status, StatusCode::CREATED, "{answer}");
+        last = answer;
+    }
+    let (_, state) = server.get(&format!("/games/{id}"), None).await;
+    assert_eq!(last["status"], "finished", "{last}");
+    assert_eq!(last["to_move"], Value::Null, "{last}");
+    assert_eq!(last["outcome"], state["outcome"], "{last}");
+    assert_eq!(last["legal"], json!([]), "{last}");
+    assert_eq!(last["seq"], state["seq"], "{last}");
+    assert_eq!(last["ply"], line.len(), "{last}");
+    teardown(database, server).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_mid_game_loses_nothing() {
     let database = Database::new().await;
@@ -762,14 +878,19 @@ async fn catalogue_analysis_health_metrics_and_openapi() {
         assert!(paths.contains_key(path), "{path} is documented");
     }
     // Query parameters are declared in the query, optional; path
-    // parameters in the path, required.
+    // parameters in the path, required; the one header, `Prefer` (the
+    // lean move answer), optional.
     let mut queries = 0;
     for (path, operations) in paths {
         for (method, operation) in operations.as_object().unwrap() {
             for parameter in operation["parameters"].as_array().into_iter().flatten() {
                 let name = parameter["name"].as_str().unwrap_or_default();
                 let in_path = path.contains(&format!("{{{name}}}"));
-                let expected = if in_path { "path" } else { "query" };
+                let expected = match (in_path, name) {
+                    (true, _) => "path",
+                    (false, "Prefer") => "header",
+                    (false, _) => "query",
+                };
                 assert_eq!(parameter["in"], expected, "{method} {path} {name}: {parameter}");
                 if !in_path {
                     queries += 1;

@@ -105,6 +105,17 @@ pub struct MoveCommand {
     pub message: Option<String>,
 }
 
+/// What a player wants back from a move: the whole game (people's clients),
+/// or the lean answer (scripts and bots), with the legal moves or without.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AnswerShape {
+    #[default]
+    Full,
+    Lean {
+        legal: bool,
+    },
+}
+
 /// How clocks are kept: the length of a day and when reminders go out.
 #[derive(Clone, Copy, Debug)]
 pub struct Timing {

@@ -6,12 +6,12 @@ use std::time::Instant;
 
 use crate::rules::AnyGame;
 use crate::store::{GameRecord, MoveRow, NewMove, Player};
-use crate::views::{MoveAnswer, MoveRecord};
+use crate::views::{LeanMoveAnswer, MoveAnswer, MoveRecord, MoveReply};
 
 use super::decide::{self, MoveDecision, MoveInput};
 use super::error::{GameError, GameResult};
 use super::hot::Hot;
-use super::{now, Games, MoveCommand, ATTEMPTS, MAX_MESSAGE_LEN, MAX_MOVE_LEN};
+use super::{now, AnswerShape, Games, MoveCommand, ATTEMPTS, MAX_MESSAGE_LEN, MAX_MOVE_LEN};
 
 impl MoveCommand {
     /// What can be refused before the game is even looked at.
@@ -31,6 +31,19 @@ impl MoveCommand {
         }
         Ok(())
     }
+}
+
+/// A move stored (just now, or before for a retry), and the game after it:
+/// what either answer is made of. Answers are rendered from it once the
+/// game's lock is released.
+struct Stored {
+    created: bool,
+    record: GameRecord,
+    game: AnyGame,
+    stored: MoveRow,
+    /// The game's last move when known without a read (a move just
+    /// committed, or the conditional reply committed with it).
+    last: Option<MoveRow>,
 }
 
 /// A move just committed in `record`, as the store now holds it.
@@ -58,6 +71,64 @@ impl Games {
     /// move already stored (same player, ply and move): nothing is applied
     /// twice.
     pub async fn play(&self, player: &Player, id: i64, command: MoveCommand) -> GameResult<MoveAnswer> {
+        let stored = self.play_stored(player, id, command).await?;
+        self.full_answer(player, stored).await
+    }
+
+    /// [`Games::play`], answered in the shape asked for.
+    pub async fn play_as(
+        &self,
+        player: &Player,
+        id: i64,
+        command: MoveCommand,
+        shape: AnswerShape,
+    ) -> GameResult<MoveReply> {
+        let stored = self.play_stored(player, id, command).await?;
+        Ok(match shape {
+            AnswerShape::Full => MoveReply::Full(Box::new(self.full_answer(player, stored).await?)),
+            AnswerShape::Lean { legal } => {
+                let last = self.last_move_of(&stored).await?;
+                MoveReply::Lean(Box::new(LeanMoveAnswer::build(
+                    stored.created,
+                    &stored.record,
+                    &stored.game,
+                    &stored.stored,
+                    last.as_ref(),
+                    legal,
+                )))
+            }
+        })
+    }
+
+    /// The whole game after the move, as `player` sees it.
+    async fn full_answer(&self, player: &Player, stored: Stored) -> GameResult<MoveAnswer> {
+        let last = self.last_move_of(&stored).await?;
+        let state = self
+            .render_with(&stored.record, &stored.game, Some(player), None, last.as_ref())
+            .await?;
+        Ok(MoveAnswer {
+            created: stored.created,
+            record: MoveRecord::of(&stored.record, &stored.stored),
+            game: state,
+        })
+    }
+
+    /// The game's last move: known for a move just committed, read for a
+    /// retry (other moves may have followed it).
+    async fn last_move_of(&self, stored: &Stored) -> GameResult<Option<MoveRow>> {
+        if let Some(last) = &stored.last {
+            return Ok(Some(last.clone()));
+        }
+        let ply = i64::from(stored.game.ply());
+        if ply == 0 {
+            return Ok(None);
+        }
+        Ok(self.store.move_at(stored.record.row.id, ply).await?)
+    }
+
+    /// The move stored, under the game's lock; the answer is rendered
+    /// after it is released.
+    async fn play_stored(&self, player: &Player, id: i64, command: MoveCommand) -> GameResult<Stored> {
         self.admit(player)?;
         command.check()?;
         let started = Instant::now();
@@ -79,11 +150,11 @@ impl Games {
                 }
             };
             match self.play_once(&mut hot, record, game, player, &command).await {
-                Ok(Some(answer)) => {
-                    if answer.created {
+                Ok(Some(stored)) => {
+                    if stored.created {
                         self.metrics.observe_move(started.elapsed());
                     }
-                    return Ok(answer);
+                    return Ok(stored);
                 }
                 Ok(None) => continue,
                 // A time-out was decided, and acted on, from the database.
@@ -105,7 +176,7 @@ impl Games {
         game: AnyGame,
         player: &Player,
         command: &MoveCommand,
-    ) -> GameResult<Option<MoveAnswer>> {
+    ) -> GameResult<Option<Stored>> {
         let id = record.row.id;
         let repeats = self.repeated_move(&record, player, command).await?;
         let pauses = self.seat_pauses(&record, None).await?;
@@ -123,11 +194,12 @@ impl Games {
         })?;
         let played = match decision {
             MoveDecision::Repeat(stored) => {
-                let state = self.render(&record, &game, Some(player), None).await?;
-                return Ok(Some(MoveAnswer {
+                return Ok(Some(Stored {
                     created: false,
-                    record: MoveRecord::of(&record, &stored),
-                    game: state,
+                    record,
+                    game,
+                    stored,
+                    last: None,
                 }));
             }
             MoveDecision::NotActive(status) => {
@@ -162,20 +234,19 @@ impl Games {
             return Ok(None);
         };
         let (stored, last) = (stored_row(&record, stored), stored_row(&record, last));
-        let state = self
-            .render_with(&record, &next, Some(player), None, Some(&last))
-            .await?;
-        Ok(Some(MoveAnswer {
+        Ok(Some(Stored {
             created: true,
-            record: MoveRecord::of(&record, &stored),
-            game: state,
+            record,
+            game: next,
+            stored,
+            last: Some(last),
         }))
     }
 
     /// The move was too late: the game is lost on time, as the sweeper would
     /// have done (here or, having lost a race, by a sweeper). `Ok(None)`
     /// when the database's clock still runs: the copy decided on was stale.
-    async fn lost_on_time_before(&self, hot: &mut Hot, id: i64, player: &Player) -> GameResult<Option<MoveAnswer>> {
+    async fn lost_on_time_before(&self, hot: &mut Hot, id: i64, player: &Player) -> GameResult<Option<Stored>> {
         self.time_out_locked(hot, id).await?;
         let record = self.load(id).await?;
         if record.row.status == crate::domain::GameStatus::Active {

@@ -10,11 +10,12 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::error::{Error, Result};
 use super::players::{event_list, EventList};
+use super::prefer::{ReturnMinimal, PREFERENCE_APPLIED, RETURN_MINIMAL};
 use super::{params, AppState, Auth, Json, MaybeAuth, Path, Query};
 use crate::clock::TimeControl;
 use crate::domain::{GameStatus, InviteCode};
-use crate::games::{Lobby, MoveCommand, NewGameCommand};
-use crate::views::{board, record, GameState, GameSummary, MoveAnswer, MoveRecord};
+use crate::games::{AnswerShape, Lobby, MoveCommand, NewGameCommand};
+use crate::views::{board, record, GameState, GameSummary, MoveRecord, MoveReply};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -289,14 +290,28 @@ async fn decline(State(state): State<AppState>, Auth(player): Auth, Path(id): Pa
     Ok(Json(state.games.decline(&player, id).await?))
 }
 
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct MoveQuery {
+    /// With `Prefer: return=minimal`: add the legal moves to the lean
+    /// answer (the full answer always has them).
+    legal: Option<bool>,
+}
+
 /// Plays a move. `ply` is the number of moves the client has seen. 201 once
 /// committed; 200 for a retry of a move already stored (nothing applied
-/// twice).
-#[utoipa::path(post, path = "/api/v1/games/{id}/moves", tag = "games", security(("bearer" = [])), params(("id" = i64, Path)),
+/// twice). With `Prefer: return=minimal` the answer is the lean one (the
+/// move, the game's status, ply, player to move and event number; the
+/// legal moves with `?legal=true`), marked `Preference-Applied:
+/// return=minimal`.
+#[utoipa::path(post, path = "/api/v1/games/{id}/moves", tag = "games", security(("bearer" = [])),
+    params(("id" = i64, Path),
+        ("Prefer" = Option<String>, Header, description = "`return=minimal` for the lean answer (RFC 7240); other preferences are ignored"),
+        MoveQuery),
     request_body = MoveRequest,
     responses(
-        (status = 201, body = MoveAnswer, description = "the move is committed"),
-        (status = 200, body = MoveAnswer, description = "a retry of a stored move"),
+        (status = 201, body = MoveReply, description = "the move is committed: the full answer, or the lean one when asked for"),
+        (status = 200, body = MoveReply, description = "a retry of a stored move"),
         (status = 400, description = "malformed body"),
         (status = 401),
         (status = 403, description = "not a player of this game, or not your turn"),
@@ -307,15 +322,28 @@ async fn play(
     State(state): State<AppState>,
     Auth(player): Auth,
     Path(id): Path<i64>,
+    ReturnMinimal(minimal): ReturnMinimal,
+    Query(query): Query<MoveQuery>,
     Json(body): Json<MoveRequest>,
-) -> Result<(StatusCode, Json<MoveAnswer>)> {
-    let answer = state.games.play(&player, id, body.into()).await?;
-    let status = if answer.created {
+) -> Result<Response> {
+    let shape = if minimal {
+        AnswerShape::Lean {
+            legal: query.legal.unwrap_or(false),
+        }
+    } else {
+        AnswerShape::Full
+    };
+    let answer = state.games.play_as(&player, id, body.into(), shape).await?;
+    let status = if answer.created() {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
-    Ok((status, Json(answer)))
+    let mut response = (status, Json(&answer)).into_response();
+    if answer.is_lean() {
+        response.headers_mut().insert(PREFERENCE_APPLIED, RETURN_MINIMAL);
+    }
+    Ok(response)
 }
 
 #[derive(Serialize, ToSchema)]

@@ -105,6 +105,61 @@ pub struct MoveAnswer {
     pub game: GameView,
 }
 
+/// A move's answer as it comes: the full one, or the lean one the
+/// generator asks for (`Prefer: return=minimal`, `?legal=true`), which a
+/// server that does not know the preference may not give.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum AnswerBody {
+    Full(MoveAnswer),
+    Lean {
+        created: bool,
+        #[serde(rename = "move")]
+        record: StoredMove,
+        status: String,
+        ply: i64,
+        to_move: Option<i64>,
+        #[serde(default)]
+        outcome: Option<Value>,
+        #[serde(default)]
+        last_move: Option<StoredMove>,
+        #[serde(default)]
+        legal: Vec<String>,
+    },
+}
+
+impl AnswerBody {
+    /// The answer with the game after it, what a lean answer leaves out
+    /// taken from the game `before` the move.
+    pub fn into_answer(self, before: &GameView) -> MoveAnswer {
+        match self {
+            AnswerBody::Full(answer) => answer,
+            AnswerBody::Lean {
+                created,
+                record,
+                status,
+                ply,
+                to_move,
+                outcome,
+                last_move,
+                legal,
+            } => MoveAnswer {
+                created,
+                record,
+                game: GameView {
+                    status,
+                    ply,
+                    to_move,
+                    legal,
+                    outcome,
+                    last_move,
+                    ..before.clone()
+                },
+            },
+        }
+    }
+}
+
 /// A move of a game's history.
 #[derive(Clone, Debug, Deserialize)]
 pub struct StoredMove {
@@ -287,13 +342,24 @@ impl Api {
         self.act(token, game, "join").await
     }
 
-    pub async fn play(&self, token: &str, game: i64, notation: &str, ply: i64) -> Result<MoveAnswer, RequestError> {
-        let request = self
-            .client
-            .post(self.url(&format!("/games/{game}/moves")))
+    /// Plays `notation` in the game `before`, asking for the lean answer
+    /// (with the legal moves) when `lean`.
+    pub async fn play(
+        &self,
+        token: &str,
+        before: &GameView,
+        notation: &str,
+        lean: bool,
+    ) -> Result<MoveAnswer, RequestError> {
+        let mut request = self.client.post(self.url(&format!("/games/{}/moves", before.id)));
+        if lean {
+            request = request.header("prefer", "return=minimal").query(&[("legal", "true")]);
+        }
+        let request = request
             .bearer_auth(token)
-            .json(&json!({ "move": notation, "ply": ply }));
-        self.send(request).await
+            .json(&json!({ "move": notation, "ply": before.ply }));
+        let body: AnswerBody = self.send(request).await?;
+        Ok(body.into_answer(before))
     }
 
     /// Sets the player's conditional moves in `game`.
@@ -347,6 +413,18 @@ impl Api {
     }
 
     /// The server's memory and open files, when its `/metrics` shows them.
+    /// The server's database backend, as `/healthz` names it (`sqlite`,
+    /// `postgres`); `None` when it does not answer.
+    pub async fn backend(&self) -> Option<String> {
+        #[derive(Deserialize)]
+        struct Health {
+            database: String,
+        }
+        let base = self.target.base.as_str().trim_end_matches('/');
+        let response = self.client.get(format!("{base}/healthz")).send().await.ok()?;
+        Some(response.json::<Health>().await.ok()?.database)
+    }
+
     pub async fn process_figures(&self) -> ProcessFigures {
         let base = self.target.base.as_str().trim_end_matches('/');
         let text = match self.client.get(format!("{base}/metrics")).send().await {

@@ -33,6 +33,13 @@ pub struct Options {
     /// the `event` frames, whose latency is measured too.
     #[arg(long, value_enum, default_value_t = Transport::Http)]
     pub transport: Transport,
+    /// play: the answer moves ask for. lean: the move, the game's status,
+    /// ply and legal moves (`Prefer: return=minimal` and `?legal=true`, or
+    /// `"return": "minimal", "legal": true` over the WebSocket), as a
+    /// script or bot would ask. full: the whole game, as the web client
+    /// gets it.
+    #[arg(long, value_enum, default_value_t = Answer::Lean)]
+    pub answer: Answer,
     /// play: a game to play, `family` or `family:variant` (e.g. `gravity`,
     /// `pente:pro`); repeat the flag for a mix (games in flight take them in
     /// turn).
@@ -130,6 +137,22 @@ pub enum Mode {
     Play,
     Idle,
     Verify,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Answer {
+    Lean,
+    Full,
+}
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Answer::Lean => "lean",
+            Answer::Full => "full",
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]

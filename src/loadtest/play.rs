@@ -10,7 +10,7 @@ use super::alarm::Alarm;
 use super::client::{Api, GameView, MoveAnswer, ProcessFigures, RequestError};
 use super::conditional::{self, AckedTree, Forecast};
 use super::host::{CpuTicks, HostCpu};
-use super::options::{GameChoice, Options, Transport};
+use super::options::{Answer, GameChoice, Options, Transport};
 use super::players::{chunk, connect_slot, register, ws_locked, Mover, Player};
 use super::report::PlayReport;
 use super::stats::Samples;
@@ -76,6 +76,8 @@ struct Plan {
     /// Each slot's interval between moves, with `--rate`.
     slot_interval: Option<Duration>,
     slot_count: usize,
+    /// Whether moves ask for the lean answer (`--answer lean`).
+    lean: bool,
     started: Instant,
     /// Moves due before this are the warm-up: played and verified, not
     /// measured.
@@ -152,6 +154,7 @@ impl SlotResult {
 /// The run's clock, and the server's and the machine's figures around the
 /// moves.
 struct Figures {
+    backend: Option<String>,
     setup: Duration,
     elapsed: Duration,
     before: ProcessFigures,
@@ -171,6 +174,7 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
     let setup = setup_started.elapsed();
     // After the setup: registering hashes passwords, whose memory the
     // allocator may keep; the figures are about playing.
+    let backend = api.backend().await;
     let before = api.process_figures().await;
     let host_before = CpuTicks::read();
     let started = Instant::now();
@@ -194,6 +198,7 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
     };
     total.acked = acked.moves;
     let figures = Figures {
+        backend,
         setup,
         elapsed,
         before,
@@ -230,6 +235,7 @@ impl Plan {
             conditional: options.conditional,
             slot_interval: options.rate.map(|rate| Duration::from_secs_f64(slots as f64 / rate)),
             slot_count: slots,
+            lean: options.answer == Answer::Lean,
             started,
             measured_from: started + options.warmup,
             alarm: Alarm::start().map_err(LoadError::Pacing)?,
@@ -281,7 +287,9 @@ fn report(
     let measured_seconds = figures.elapsed.saturating_sub(options.warmup).as_secs_f64();
     PlayReport {
         url: api.target().base.to_string(),
+        backend: figures.backend,
         transport: options.transport,
+        answer: options.answer,
         games_in_flight: options.games,
         game_choices: options.game_choices.clone(),
         rate_target: options.rate,
@@ -449,7 +457,7 @@ async fn play_game(
         if clock.measured {
             mover.time_frames_of(game, state.ply + 1);
         }
-        let answer = send_move(api, players, mover, seat, game, &notation, state.ply).await;
+        let answer = send_move(api, players, mover, seat, &state, &notation, plan.lean).await;
         let latency = clock.scheduled.elapsed();
         if !answer
             .as_ref()
@@ -563,13 +571,13 @@ async fn send_move(
     players: &[Player],
     mover: &mut Mover,
     seat: usize,
-    game: i64,
+    before: &GameView,
     notation: &str,
-    ply: i64,
+    lean: bool,
 ) -> Result<MoveAnswer, RequestError> {
     match mover {
-        Mover::Http => api.play(&players[seat].token, game, notation, ply).await,
-        Mover::Ws(sockets, _) => sockets[seat].play(game, notation, ply).await,
+        Mover::Http => api.play(&players[seat].token, before, notation, lean).await,
+        Mover::Ws(sockets, _) => sockets[seat].play(before, notation, lean).await,
     }
 }
 

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::client::ProcessFigures;
 use super::host::HostCpu;
-use super::options::{GameChoice, Transport};
+use super::options::{Answer, GameChoice, Transport};
 use super::stats::Summary;
 use super::verify::Verification;
 
@@ -34,7 +34,11 @@ impl Report {
 #[derive(Clone, Debug, Serialize)]
 pub struct PlayReport {
     pub url: String,
+    /// The server's database, as `/healthz` names it.
+    pub backend: Option<String>,
     pub transport: Transport,
+    /// The answer moves asked for (`--answer`).
+    pub answer: Answer,
     pub games_in_flight: u32,
     pub game_choices: Vec<GameChoice>,
     /// `--rate`, moves per second; `null`: as fast as answered.
@@ -166,9 +170,11 @@ impl PlayReport {
         let choices: Vec<String> = self.game_choices.iter().map(ToString::to_string).collect();
         let _ = writeln!(
             out,
-            "loadtest play over {} against {}: {} games in flight ({}), {}",
+            "loadtest play over {} ({} answers) against {} ({}): {} games in flight ({}), {}",
             self.transport,
+            self.answer,
             self.url,
+            self.backend.as_deref().unwrap_or("backend unknown"),
             self.games_in_flight,
             choices.join(", "),
             self.rate_target

@@ -18,7 +18,7 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
-use super::client::{GameView, MoveAnswer, RequestError, Target};
+use super::client::{AnswerBody, GameView, MoveAnswer, RequestError, Target};
 use super::stats::Samples;
 
 pub type Socket = WebSocketStream<TcpStream>;
@@ -188,11 +188,17 @@ impl PlayerSocket {
             .map(drop)
     }
 
-    pub async fn play(&mut self, game: i64, notation: &str, ply: i64) -> Result<MoveAnswer, RequestError> {
-        let result = self
-            .request(json!({ "type": "move", "game": game, "move": notation, "ply": ply }))
-            .await?;
-        serde_json::from_value(result).map_err(|e| RequestError::Decode(e.to_string()))
+    /// Plays `notation` in the game `before`, asking for the lean answer
+    /// (with the legal moves) when `lean`.
+    pub async fn play(&mut self, before: &GameView, notation: &str, lean: bool) -> Result<MoveAnswer, RequestError> {
+        let mut request = json!({ "type": "move", "game": before.id, "move": notation, "ply": before.ply });
+        if lean {
+            request["return"] = "minimal".into();
+            request["legal"] = true.into();
+        }
+        let result = self.request(request).await?;
+        let body: AnswerBody = serde_json::from_value(result).map_err(|e| RequestError::Decode(e.to_string()))?;
+        Ok(body.into_answer(before))
     }
 
     /// Closes the socket and hands back what its reader measured.

@@ -3,10 +3,10 @@
 //! acks, errors with their codes, snapshots. Pure: no socket, no task.
 
 use axum::extract::ws::Message;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::games::{GameError, Room};
+use crate::games::{AnswerShape, GameError, Room};
 use crate::players::PlayerError;
 
 /// A request from the client. Unknown fields are ignored so that clients
@@ -37,6 +37,13 @@ pub(super) enum Request {
         notation: String,
         ply: i64,
         message: Option<String>,
+        /// `"minimal"` for the lean answer, as HTTP's `Prefer:
+        /// return=minimal`.
+        #[serde(rename = "return")]
+        reply: Option<Return>,
+        /// With the lean answer: the legal moves too.
+        #[serde(default)]
+        legal: bool,
     },
     Chat {
         #[serde(alias = "game_id")]
@@ -45,6 +52,24 @@ pub(super) enum Request {
         room: Option<Room>,
     },
     Ping,
+}
+
+/// What a move's ack carries: the full answer (`"representation"`, the
+/// default) or the lean one.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum Return {
+    Minimal,
+    Representation,
+}
+
+impl Return {
+    pub(super) fn shape(reply: Option<Return>, legal: bool) -> AnswerShape {
+        match reply {
+            Some(Return::Minimal) => AnswerShape::Lean { legal },
+            Some(Return::Representation) | None => AnswerShape::Full,
+        }
+    }
 }
 
 /// A refusal of a client request, as an `error` frame. The codes are the
@@ -114,7 +139,27 @@ pub(super) fn text(frame: impl Into<String>) -> Message {
 }
 
 pub(super) fn ack(id: &Value, result: Value) -> Message {
-    text(json!({ "type": "ack", "id": id, "result": result }).to_string())
+    ack_of(id, &result)
+}
+
+/// An ack of any result, serialised straight into the frame's text (no
+/// `Value` in between: a move's full answer is a few KB).
+pub(super) fn ack_of(id: &Value, result: &impl Serialize) -> Message {
+    #[derive(Serialize)]
+    struct Ack<'a, T> {
+        r#type: &'static str,
+        id: &'a Value,
+        result: &'a T,
+    }
+    let frame = Ack {
+        r#type: "ack",
+        id,
+        result,
+    };
+    match serde_json::to_string(&frame) {
+        Ok(frame) => text(frame),
+        Err(error) => error_frame(id, Refusal::Game(GameError::internal(error))),
+    }
 }
 
 /// The request's `id` (any JSON scalar, echoed back) and the request.

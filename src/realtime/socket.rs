@@ -24,10 +24,10 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::AbortHandle;
 
-use super::frames::{ack, error_frame, parse, refuse, snapshot_frame, text, Refusal, Request};
+use super::frames::{ack, ack_of, error_frame, parse, refuse, snapshot_frame, text, Refusal, Request, Return};
 use super::hub::{event_frame, GameSubscription};
 use crate::config::RealtimeConfig;
-use crate::games::{GameError, Games, MoveCommand, Room};
+use crate::games::{Games, MoveCommand, Room};
 use crate::players::Players;
 use crate::store::Player;
 
@@ -321,12 +321,16 @@ impl Connection {
                 notation,
                 ply,
                 message,
+                reply,
+                legal,
             } => {
                 let player = self.player()?;
                 // Exactly the HTTP path: same checks, commit before the ack, same events.
-                let answer = games.play(player, game, MoveCommand { notation, ply, message }).await?;
-                let result = serde_json::to_value(&answer).map_err(GameError::internal)?;
-                Ok(Some(ack(id, result)))
+                let command = MoveCommand { notation, ply, message };
+                let answer = games
+                    .play_as(player, game, command, Return::shape(reply, legal))
+                    .await?;
+                Ok(Some(ack_of(id, &answer)))
             }
             Request::Chat { game, text, room } => {
                 let player = self.player()?;

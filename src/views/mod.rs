@@ -15,7 +15,9 @@ pub mod record;
 pub mod state;
 
 pub use event::EventView;
-pub use state::{timestamp, GameState, GameSummary, MoveAnswer, MoveRecord, Offers, SeatState};
+pub use state::{
+    timestamp, GameState, GameSummary, LeanMoveAnswer, MoveAnswer, MoveRecord, MoveReply, Offers, SeatState,
+};
 
 use crate::rules::catalogue::{self, GameInfo, VariantInfo};
 use crate::rules::{AnyGame, UnknownGame, View};

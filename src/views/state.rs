@@ -163,6 +163,88 @@ pub struct MoveAnswer {
     pub game: GameState,
 }
 
+/// The lean answer to a move (`Prefer: return=minimal`, or `"return":
+/// "minimal"` over the WebSocket): the move as stored and where the game
+/// now stands, without its position, seats or clock. For scripts and bots
+/// that keep the position themselves.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LeanMoveAnswer {
+    /// `false` when this was a retry of a move already stored.
+    pub created: bool,
+    #[serde(rename = "move")]
+    pub record: MoveRecord,
+    pub game_id: i64,
+    /// open, active, finished or aborted.
+    pub status: GameStatus,
+    /// The game's number of moves now (a conditional reply committed with
+    /// the move counts).
+    pub ply: i64,
+    pub to_move: Option<Seat>,
+    /// The game's last event number: clients resume from it.
+    pub seq: i64,
+    /// Once finished, as in the full state.
+    #[schema(value_type = Option<Object>)]
+    pub outcome: Option<Value>,
+    /// The last move played: this one, or the conditional reply to it.
+    pub last_move: Option<MoveRecord>,
+    /// The legal moves now, only when asked for (`?legal=true`, or
+    /// `"legal": true`); empty when the game is not active.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legal: Option<Vec<String>>,
+}
+
+impl LeanMoveAnswer {
+    /// `stored` is the move asked for, `last` the last move of `game` (the
+    /// position after it) in `record`.
+    pub fn build(
+        created: bool,
+        record: &GameRecord,
+        game: &AnyGame,
+        stored: &MoveRow,
+        last: Option<&MoveRow>,
+        legal: bool,
+    ) -> LeanMoveAnswer {
+        let row = &record.row;
+        LeanMoveAnswer {
+            created,
+            record: MoveRecord::of(record, stored),
+            game_id: row.id,
+            status: row.status,
+            ply: row.ply,
+            to_move: row.to_move,
+            seq: row.event_seq,
+            outcome: row.outcome.as_ref().map(|o| super::outcome::outcome(o, Some(record))),
+            last_move: last.map(|m| MoveRecord::of(record, m)),
+            legal: legal.then(|| match row.status {
+                GameStatus::Active => game.legal_moves(),
+                _ => Vec::new(),
+            }),
+        }
+    }
+}
+
+/// Either answer to a move: the full one (the default) or the lean one.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum MoveReply {
+    Full(Box<MoveAnswer>),
+    Lean(Box<LeanMoveAnswer>),
+}
+
+impl MoveReply {
+    /// `false` when this was a retry of a move already stored.
+    pub fn created(&self) -> bool {
+        match self {
+            MoveReply::Full(answer) => answer.created,
+            MoveReply::Lean(answer) => answer.created,
+        }
+    }
+
+    pub fn is_lean(&self) -> bool {
+        matches!(self, MoveReply::Lean(_))
+    }
+}
+
 /// Everything a client needs to show a game and move in it.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct GameState {
