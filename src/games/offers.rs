@@ -23,9 +23,7 @@ impl Games {
         let slot = self.hot.slot(id);
         let mut hot = slot.lock().await;
         for _ in 0..ATTEMPTS {
-            let record = self.load_visible(id, Some(player)).await?;
-            let seat = record.seat_of(player.id).ok_or(GameError::NotAPlayer)?;
-            decide::must_be_active(&record)?;
+            let (record, seat) = self.seated_in_active(player, id).await?;
             if self
                 .concede(&mut hot, &record, seat, How::Resigned, now())
                 .await?
@@ -36,6 +34,14 @@ impl Games {
             }
         }
         Err(GameError::Busy)
+    }
+
+    /// Game `id` as stored, which must be active, and `player`'s seat in it.
+    pub(super) async fn seated_in_active(&self, player: &Player, id: i64) -> GameResult<(GameRecord, Seat)> {
+        let record = self.load_visible(id, Some(player)).await?;
+        let seat = record.seat_of(player.id).ok_or(GameError::NotAPlayer)?;
+        decide::must_be_active(&record)?;
+        Ok((record, seat))
     }
 
     /// `seat` of `record` concedes at `now`, decided and committed: the
