@@ -187,12 +187,18 @@ async fn a_time_out_in_a_game_of_four_puts_the_player_out_and_the_clock_moves_on
     let mut config = Config::with_database(&database.url);
     // A day of 3 s: the first move is made at once, blue's runs out.
     config.data.clock_day_ms = 3_000;
-    config.sweep_interval_ms = 20;
+    // No sweep comes before blue's late move: the move finds the time out.
+    config.sweep_interval_ms = 3_600_000;
     let server = TestServer::start_with(config).await;
     let control = json!({ "kind": "correspondence", "days_per_move": 1 });
     let (id, tokens) = start(&server, Some(control)).await;
-    play_first(&server, id, &tokens).await; // red; blue's clock runs
-    until("blue's time-out", || async { out(&state(&server, id, "").await)[1] }).await;
+    let red = play_first(&server, id, &tokens).await; // blue's clock runs
+    let deadline = red["clock"]["deadline"].as_i64().expect("blue's deadline");
+    until("blue's deadline", || async { tavoliere::games::now() > deadline }).await;
+    let mv = red["legal"][0].as_str().expect("a legal move");
+    let (status, late) = server.play(id, &tokens[1], mv, 1).await;
+    assert_error(status, &late, StatusCode::CONFLICT, "time_out");
+    assert_eq!(out(&late["game"]), [false, true, false, false], "{late}");
 
     let after = state(&server, id, "").await;
     assert_eq!(after["status"], "active", "{after}");
