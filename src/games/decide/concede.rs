@@ -110,6 +110,11 @@ pub fn concede(progress: &mut Progress, concession: Concession<'_>) -> GameResul
     }
     let to_move = progress.update.to_move;
     schedule_clock(progress, schedule, clock, pauses.of(to_move));
+    if to_move.is_some() && to_move == record.row.to_move {
+        // The same turn goes on: a reminder already sent for it is not
+        // sent again.
+        progress.update.reminder_at = record.row.reminder_at.and(progress.update.reminder_at);
+    }
     Ok(next)
 }
 

@@ -160,3 +160,25 @@ fn a_team_game_ends_on_a_resignation_as_before() {
     );
     assert!(progress.update.insert_moves.is_empty());
 }
+
+#[test]
+fn a_resignation_out_of_turn_leaves_the_mover_s_clock_and_sent_reminder_alone() {
+    let (mut record, game) = four(&["e8-e7"]);
+    let started = NOW - DAY;
+    record.row.clock = Some(
+        ClockState {
+            remaining_ms: vec![0; 4],
+            turn_started_at: started,
+        }
+        .to_stored(),
+    );
+    // Blue's reminder went out already.
+    record.row.reminder_at = None;
+    let (progress, _) = concession(&record, &game, 3, How::Resigned, correspondence(2));
+    let update = &progress.update;
+    assert_eq!(update.to_move, Some(seat(1)));
+    let clock = ClockState::from_stored(update.clock.as_ref()).unwrap();
+    assert_eq!(clock.turn_started_at, started, "blue's turn began when it did");
+    assert_eq!(update.deadline, Some(started + 2 * DAY));
+    assert_eq!(update.reminder_at, None, "no second reminder");
+}
