@@ -73,9 +73,11 @@ function roundsOf(history, seats, current, id) {
       rows.push(row);
     }
     last = m.seat;
-    row.append(h("span", { style: `grid-column:${Number(m.seat) + 2}` },
-      link(`/game/${id}?ply=${m.ply}`, m.move),
-      m.effect && m.effect !== m.move ? h("span", { class: "muted" }, ` (${m.effect})`) : null,
+    // A concession (four-player Focus) reads as what it was: "blue resigns".
+    const conceded = m.move.startsWith("concede:");
+    row.append(h("span", { style: `grid-column:${Number(m.seat) + 2}`, class: conceded ? "conceded" : undefined },
+      link(`/game/${id}?ply=${m.ply}`, conceded ? (m.effect || "resigns") : m.move),
+      !conceded && m.effect && m.effect !== m.move ? h("span", { class: "muted" }, ` (${m.effect})`) : null,
       m.message ? h("span", { class: "muted", title: m.message }, " 💬") : null));
     const anchor = row.lastChild.firstChild;
     anchor.dataset.ply = m.ply;
@@ -330,7 +332,10 @@ export async function gamePage(main, id, plyParam, codeParam) {
     const mine = state.your_seat !== null && state.your_seat !== undefined;
     const buttons = [];
     renderOffers(mine);
-    if (mine && state.status === "active" && state.at_ply === undefined) {
+    // Out of a game that goes on (four-player Focus): nothing left to do.
+    const out = mine && state.status === "active" && (state.view.seats[state.your_seat] || {}).out;
+    if (out) buttons.push(h("span", { class: "muted", id: "out-of-game" }, "You are out: the game goes on without you."));
+    if (mine && !out && state.status === "active" && state.at_ply === undefined) {
       const drawOffered = state.offers.draw.filter((s) => s !== state.your_seat);
       const takebackOffered = state.offers.takeback.filter((s) => s !== state.your_seat);
       buttons.push(act("Resign", "resign", "resign", "Resign this game?"));

@@ -273,9 +273,9 @@ fn stamp_moves(progress: &mut Progress, deadline: i64, state: &ClockState) {
     }
 }
 
-/// `seat` concedes, by resigning or on time: the rules say who wins (the
-/// other team in a team game, else every other seat; in games of more than
-/// two, the game ends there).
+/// Who wins when `seat` leaves a game that its leaving ends (a forfeit):
+/// the rules say (the other team in a team game, else every other seat
+/// still in it).
 pub fn conceded_winners(game: &AnyGame, seat: Seat) -> Vec<Seat> {
     game.winners_if_conceded(seat.rules())
         .into_iter()
@@ -283,17 +283,20 @@ pub fn conceded_winners(game: &AnyGame, seat: Seat) -> Vec<Seat> {
         .collect()
 }
 
-/// A resignation by `seat`.
-pub fn resign(progress: &mut Progress, record: &GameRecord, game: &AnyGame, seat: Seat) {
-    progress.event(GameEvent::Resigned { seat });
-    let winners = conceded_winners(game, seat);
-    progress.finish(record, Ending::Resignation { winners });
+/// The seats still in the game, as a mask: every seat but those a
+/// concession put out (four-player Focus). Agreements need them all.
+pub fn seats_in(record: &GameRecord, game: &AnyGame) -> i64 {
+    record
+        .seats
+        .iter()
+        .filter(|s| !game.is_out(s.seat.rules()))
+        .fold(0, |mask, s| mask | s.seat.bit())
 }
 
 /// `yes`: `seat` offers a draw, or accepts every other seat's offer. `no`:
 /// declines (or withdraws) the pending offer. Offering twice changes
 /// nothing (no events).
-pub fn draw(progress: &mut Progress, record: &GameRecord, seat: Seat, yes: bool) -> GameResult<()> {
+pub fn draw(progress: &mut Progress, record: &GameRecord, game: &AnyGame, seat: Seat, yes: bool) -> GameResult<()> {
     if !yes {
         return refuse_offer(progress, OfferKind::Draw, seat);
     }
@@ -302,7 +305,7 @@ pub fn draw(progress: &mut Progress, record: &GameRecord, seat: Seat, yes: bool)
         return Ok(());
     }
     update.draw_offer |= seat.bit();
-    if update.draw_offer == record.all_seats() {
+    if update.draw_offer == seats_in(record, game) {
         progress.event(GameEvent::DrawAgreed { seat });
         progress.finish(record, Ending::Agreement);
     } else {
@@ -315,20 +318,30 @@ pub fn draw(progress: &mut Progress, record: &GameRecord, seat: Seat, yes: bool)
 /// `yes`: `seat` asks to take back the last move, or agrees to it. `no`:
 /// refuses. `Some(ply)` when every seat agreed: the position goes back to
 /// `ply` (the shell replays it and restarts the clock).
-pub fn takeback(progress: &mut Progress, record: &GameRecord, seat: Seat, yes: bool) -> GameResult<Option<i64>> {
+pub fn takeback(
+    progress: &mut Progress,
+    record: &GameRecord,
+    game: &AnyGame,
+    seat: Seat,
+    yes: bool,
+) -> GameResult<Option<i64>> {
     if !yes {
         return refuse_offer(progress, OfferKind::Takeback, seat).map(|()| None);
     }
     let ply = record.row.ply;
-    let update = &mut progress.update;
     if ply == 0 {
         return Err(GameError::NoMove);
     }
+    if game.conceded_at().is_some_and(|at| i64::from(at) == ply) {
+        return Err(GameError::TakebackPastConcession { ply });
+    }
+    let everyone = seats_in(record, game);
+    let update = &mut progress.update;
     if update.takeback_offer & seat.bit() != 0 {
         return Ok(None);
     }
     update.takeback_offer |= seat.bit();
-    if update.takeback_offer == record.all_seats() {
+    if update.takeback_offer == everyone {
         update.takeback_offer = 0;
         update.draw_offer = 0;
         update.ply = ply - 1;
@@ -550,6 +563,9 @@ pub fn decline(progress: &mut Progress, record: &GameRecord, player: &Player, se
     }
 }
 
+mod concede;
 mod reply;
 #[cfg(test)]
 mod tests;
+
+pub use concede::{concede, Concession, How};

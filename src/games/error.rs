@@ -75,6 +75,14 @@ pub enum GameError {
     NoOffer(OfferKind),
     #[error("there is no move to take back")]
     NoMove,
+    /// The last entry of the history is a seat's concession (four-player
+    /// Focus): a resignation or time-out is never taken back.
+    #[error("move {ply} is a concession (a resignation or a time-out), which a takeback never undoes")]
+    TakebackPastConcession { ply: i64 },
+    /// The player resigned or ran out of time, and the game goes on
+    /// without them: they take no part in it any more.
+    #[error("you are out of this game: it goes on without you")]
+    OutOfGame,
     /// Lost every race for the game's lock of the database: the client may
     /// simply try again.
     #[error("the game kept changing while this request was decided; try again")]
@@ -170,11 +178,13 @@ impl GameError {
             GameError::NoOpenSeat => "no_open_seat",
             GameError::NoOffer(_) => "no_offer",
             GameError::NoMove => "no_move",
+            GameError::TakebackPastConcession { .. } => "takeback_past_concession",
+            GameError::OutOfGame => "out_of_game",
             GameError::Busy => "busy",
             GameError::MoveTooLong => "bad_notation",
             GameError::Move(MoveError::GameOver) => "game_not_active",
             GameError::Move(MoveError::Notation(_)) => "bad_notation",
-            GameError::Move(MoveError::Illegal(_)) => "illegal_move",
+            GameError::Move(MoveError::Illegal(_) | MoveError::Concede(_)) => "illegal_move",
             GameError::MessageTooLong | GameError::ChatTooLong => "message_too_long",
             GameError::EmptyChat => "empty_chat",
             GameError::NegativePly | GameError::BadPly { .. } => "bad_ply",

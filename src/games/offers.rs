@@ -1,5 +1,6 @@
-//! What the players of an active game may do besides moving: resign, offer
-//! or accept a draw, ask for or agree to a takeback, abort a game that has
+//! What the players of an active game may do besides moving: resign (and
+//! the concession a time-out makes, which takes the same path), offer or
+//! accept a draw, ask for or agree to a takeback, abort a game that has
 //! barely begun. The decisions are in [`super::decide`]; this is the shell
 //! that loads, commits and answers.
 
@@ -10,26 +11,70 @@ use crate::store::{GameRecord, Player};
 use crate::views::GameState;
 
 use super::commit::Progress;
-use super::decide;
+use super::decide::{self, How};
 use super::error::{GameError, GameResult};
+use super::hot::Hot;
 use super::{now, Games, ATTEMPTS};
 
 impl Games {
+    /// Resigns, in turn or not: see [`decide::concede`] for what follows.
     pub async fn resign(&self, player: &Player, id: i64) -> GameResult<GameState> {
         self.admit(player)?;
-        self.offer_action(player, id, |progress, record, seat, game| {
-            decide::resign(progress, record, game, seat);
-            Ok(None)
-        })
-        .await
+        let slot = self.hot.slot(id);
+        let mut hot = slot.lock().await;
+        for _ in 0..ATTEMPTS {
+            let (record, seat) = self.seated_in_active(player, id).await?;
+            if self
+                .concede(&mut hot, &record, seat, How::Resigned, now())
+                .await?
+                .is_some()
+            {
+                drop(hot);
+                return self.state(Some(player), id, None).await;
+            }
+        }
+        Err(GameError::Busy)
+    }
+
+    /// Game `id` as stored, which must be active, and `player`'s seat in it.
+    pub(super) async fn seated_in_active(&self, player: &Player, id: i64) -> GameResult<(GameRecord, Seat)> {
+        let record = self.load_visible(id, Some(player)).await?;
+        let seat = record.seat_of(player.id).ok_or(GameError::NotAPlayer)?;
+        decide::must_be_active(&record)?;
+        Ok((record, seat))
+    }
+
+    /// `seat` of `record` concedes at `now`, decided and committed: the
+    /// committed record, or `Ok(None)` when another writer got there first.
+    pub(super) async fn concede(
+        &self,
+        hot: &mut Hot,
+        record: &GameRecord,
+        seat: Seat,
+        how: How,
+        now: i64,
+    ) -> GameResult<Option<GameRecord>> {
+        let game = self.position(hot, record).await?;
+        let pauses = self.seat_pauses(record, None).await?;
+        let mut progress = Progress::of(record, now);
+        let concession = decide::Concession {
+            record,
+            game: &game,
+            seat,
+            how,
+            schedule: self.schedule_of(record),
+            pauses: &pauses,
+        };
+        let next = decide::concede(&mut progress, concession)?;
+        self.commit(hot, record, progress, next).await
     }
 
     /// `yes`: offer a draw, or accept every other seat's offer. `no`:
     /// decline (or withdraw) the pending offer.
     pub async fn draw(&self, player: &Player, id: i64, yes: bool) -> GameResult<GameState> {
         self.admit(player)?;
-        self.offer_action(player, id, |progress, record, seat, _game| {
-            decide::draw(progress, record, seat, yes).map(|()| None)
+        self.offer_action(player, id, |progress, record, seat, game| {
+            decide::draw(progress, record, game, seat, yes).map(|()| None)
         })
         .await
     }
@@ -37,8 +82,8 @@ impl Games {
     /// `yes`: ask to take back the last move, or agree to it. `no`: refuse.
     pub async fn takeback(&self, player: &Player, id: i64, yes: bool) -> GameResult<GameState> {
         self.admit(player)?;
-        self.offer_action(player, id, |progress, record, seat, _game| {
-            decide::takeback(progress, record, seat, yes)
+        self.offer_action(player, id, |progress, record, seat, game| {
+            decide::takeback(progress, record, game, seat, yes)
         })
         .await
     }
@@ -60,8 +105,8 @@ impl Games {
         .await
     }
 
-    /// Shared by resign, draw and takeback: an active game, a seated player,
-    /// a decision on the progress.
+    /// Shared by draw and takeback: an active game, a seated player still
+    /// in it, a decision on the progress.
     async fn offer_action<F>(&self, player: &Player, id: i64, decide: F) -> GameResult<GameState>
     where
         F: Fn(&mut Progress, &GameRecord, Seat, &AnyGame) -> GameResult<Option<i64>>,
@@ -69,6 +114,9 @@ impl Games {
         self.act(player, id, |progress, record, game| {
             let seat = record.seat_of(player.id).ok_or(GameError::NotAPlayer)?;
             decide::must_be_active(record)?;
+            if game.is_out(seat.rules()) {
+                return Err(GameError::OutOfGame);
+            }
             decide(progress, record, seat, game)
         })
         .await

@@ -243,13 +243,15 @@ impl Games {
         }))
     }
 
-    /// The move was too late: the game is lost on time, as the sweeper would
-    /// have done (here or, having lost a race, by a sweeper). `Ok(None)`
-    /// when the database's clock still runs: the copy decided on was stale.
+    /// The move was too late: the game is lost on time (in four-player
+    /// Focus, the mover is out), as the sweeper would have done (here or,
+    /// having lost a race, by a sweeper). `Ok(None)` when the database's
+    /// clock still runs for the mover: the copy decided on was stale.
     async fn lost_on_time_before(&self, hot: &mut Hot, id: i64, player: &Player) -> GameResult<Option<Stored>> {
         self.time_out_locked(hot, id).await?;
         let record = self.load(id).await?;
-        if record.row.status == crate::domain::GameStatus::Active {
+        let theirs = record.row.to_move.is_some() && record.row.to_move == record.seat_of(player.id);
+        if record.row.status == crate::domain::GameStatus::Active && theirs {
             return Ok(None);
         }
         let game = self.position(hot, &record).await?;

@@ -9,9 +9,9 @@ use crate::store::{DeadlineChange, GameRecord, PlayerEvent, Reminder};
 use crate::views::timestamp;
 
 use super::commit::Progress;
-use super::decide::{self, Schedule, SeatPauses};
+use super::decide::{self, How, Schedule, SeatPauses};
 use super::error::{GameError, GameResult};
-use super::events::{Ending, GameEvent, PlayerNotice};
+use super::events::PlayerNotice;
 use super::hot::Hot;
 use super::{now, Games, ATTEMPTS};
 
@@ -69,8 +69,9 @@ impl Games {
         Ok(vacations.iter().map(|&(start, end)| Pause { start, end }).collect())
     }
 
-    /// Ends the game if the player to move is out of time. `Ok(true)` when
-    /// this call ended it; `Ok(false)` when there was nothing to do: no
+    /// Concedes for the player to move if they are out of time: the game
+    /// ends, or in four-player Focus goes on without them (the clock passes
+    /// to the next seat). `Ok(true)` when this call did it; `Ok(false)` when there was nothing to do: no
     /// clock, time left (a vacation moved the deadline), or the game was
     /// already over — which is how a second sweeper, in this process or
     /// another, learns that the first one won.
@@ -108,21 +109,8 @@ impl Games {
                 }
                 return Ok(false);
             }
-            let game = self.position(hot, &record).await?;
-            let mut progress = Progress::of(&record, now);
-            progress.event(GameEvent::Timeout {
-                seat,
-                player: record.name_at(seat).map(str::to_owned),
-                deadline,
-            });
-            let winners = decide::conceded_winners(&game, seat);
-            progress.finish(&record, Ending::Time { winners });
-            let mut spent = state;
-            if let Some(left) = spent.remaining_ms.get_mut(seat.index()) {
-                *left = 0;
-            }
-            progress.update.clock = Some(spent.to_stored());
-            if self.commit(hot, &record, progress, game).await?.is_some() {
+            let how = How::OutOfTime { deadline };
+            if self.concede(hot, &record, seat, how, now).await?.is_some() {
                 tracing::info!(game = id, %seat, deadline, "lost on time");
                 return Ok(true);
             }

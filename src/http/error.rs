@@ -197,6 +197,8 @@ impl From<GameError> for Error {
             | G::NoOpenSeat
             | G::NoOffer(_)
             | G::NoMove
+            | G::TakebackPastConcession { .. }
+            | G::OutOfGame
             | G::Busy
             | G::OutsideRatingRange { .. }
             | G::NotFinished { .. }

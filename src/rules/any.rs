@@ -122,6 +122,59 @@ pub enum MoveError {
     Notation(#[from] NotationError),
     #[error(transparent)]
     Illegal(#[from] IllegalMove),
+    /// A history's concession that cannot be replayed.
+    #[error(transparent)]
+    Concede(#[from] ConcedeError),
+}
+
+/// A seat's concession (a resignation, or its time running out) as a game's
+/// history records it, in a game that goes on without the seat:
+/// `concede:<seat>`. No game's notation reads it as a move, and
+/// [`AnyGame::play`] and [`AnyGame::check`] refuse it: only the server
+/// writes it, and only replay ([`AnyGame::play_recorded`]) plays it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Concession(pub Seat);
+
+const CONCESSION: &str = "concede:";
+
+impl fmt::Display for Concession {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{CONCESSION}{}", self.0)
+    }
+}
+
+impl std::str::FromStr for Concession {
+    type Err = NotationError;
+
+    fn from_str(s: &str) -> Result<Concession, NotationError> {
+        s.strip_prefix(CONCESSION)
+            .filter(|seat| seat.len() == 1)
+            .and_then(|seat| seat.parse().ok())
+            .map(Concession)
+            .ok_or_else(|| NotationError::new(s, "a concession such as concede:1"))
+    }
+}
+
+/// Why a seat cannot concede.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConcedeError {
+    #[error("the game is over")]
+    GameOver,
+    #[error("the game has no seat {0}")]
+    NoSuchSeat(Seat),
+    #[error("{0} is already out of the game")]
+    AlreadyOut(&'static str),
+}
+
+/// What a concession did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Conceded {
+    /// The seat is out and the game goes on without it (or has ended with
+    /// the last one left): the history keeps the concession as `Played`.
+    Out(Played),
+    /// The concession ends the game, and these seats win: nothing to keep
+    /// in the history, the position is unchanged.
+    Over(Vec<Seat>),
 }
 
 impl MoveError {
@@ -161,6 +214,9 @@ pub struct Played {
 pub struct AnyGame {
     id: GameId,
     position: Position,
+    /// The ply of the last concession played, if any: a takeback never
+    /// undoes one.
+    conceded_at: Option<u32>,
 }
 
 impl AnyGame {
@@ -180,6 +236,7 @@ impl AnyGame {
         AnyGame {
             id: GameId { game, variant },
             position: position.into(),
+            conceded_at: None,
         }
     }
 
@@ -191,12 +248,16 @@ impl AnyGame {
         Ok(position)
     }
 
-    /// Plays `moves` in order, stopping at the first that fails (the moves
-    /// before it stay played).
+    /// Plays the entries of a history (moves and [`Concession`]s) in order,
+    /// stopping at the first that fails (the entries before it stay played).
     pub fn play_all<S: AsRef<str>>(&mut self, moves: &[S]) -> Result<(), ReplayError> {
         for (index, notation) in moves.iter().enumerate() {
             let notation = notation.as_ref();
-            self.play_quiet(notation).map_err(|error| ReplayError {
+            let played = match notation.parse::<Concession>() {
+                Ok(Concession(seat)) => self.concede_recorded(seat),
+                Err(_) => self.play_quiet(notation),
+            };
+            played.map_err(|error| ReplayError {
                 index,
                 notation: NotationError::echo(notation),
                 error,
@@ -255,7 +316,69 @@ impl AnyGame {
         dispatch!(&mut self.position, g, wrap => g.play_str(notation).map(drop).map_err(|e| MoveError::from_play(e, wrap)))
     }
 
-    /// Who wins when `seat` resigns or loses on time.
+    /// Plays one entry of a stored history, a move or a [`Concession`],
+    /// and returns it as played: how a client checks a history entry by
+    /// entry.
+    pub fn play_recorded(&mut self, notation: &str) -> Result<Played, MoveError> {
+        match notation.parse::<Concession>() {
+            Ok(Concession(seat)) => match self.concede(seat)? {
+                Conceded::Out(played) => Ok(played),
+                Conceded::Over(_) => Err(MoveError::Concede(ConcedeError::GameOver)),
+            },
+            Err(_) => self.play(notation),
+        }
+    }
+
+    /// A history's concession: the seat must be put out, not end the game.
+    fn concede_recorded(&mut self, seat: Seat) -> Result<(), MoveError> {
+        match self.concede(seat)? {
+            Conceded::Out(_) => Ok(()),
+            // A game that ends on a concession keeps none in its history.
+            Conceded::Over(_) => Err(MoveError::Concede(ConcedeError::GameOver)),
+        }
+    }
+
+    /// `seat` concedes (resigns, or runs out of time), whether or not it is
+    /// its turn. In a game that goes on without it (four-player Focus, each
+    /// for themselves) the seat is out, skipped like a blocked one, and the
+    /// last one left wins; in every other game the concession ends it, and
+    /// the position is unchanged.
+    pub fn concede(&mut self, seat: Seat) -> Result<Conceded, ConcedeError> {
+        let colour = *self
+            .id
+            .variant
+            .seats
+            .get(usize::from(seat))
+            .ok_or(ConcedeError::NoSuchSeat(seat))?;
+        if self.is_finished() {
+            return Err(ConcedeError::GameOver);
+        }
+        if self.is_out(seat) {
+            return Err(ConcedeError::AlreadyOut(colour));
+        }
+        if !dispatch!(&mut self.position, g, _w => g.play_on_without(seat)) {
+            return Ok(Conceded::Over(self.winners_if_conceded(seat)));
+        }
+        self.conceded_at = Some(self.ply());
+        Ok(Conceded::Out(Played {
+            seat,
+            notation: Concession(seat).to_string(),
+            effect: Some(format!("{colour} is out")),
+        }))
+    }
+
+    /// Whether `seat` is out of a game that goes on without it.
+    pub fn is_out(&self, seat: Seat) -> bool {
+        dispatch!(&self.position, g, _w => g.is_out(seat))
+    }
+
+    /// The ply of the last concession in the history, if any.
+    pub fn conceded_at(&self) -> Option<u32> {
+        self.conceded_at
+    }
+
+    /// Who wins when `seat` resigns or loses on time, in a game that a
+    /// concession ends.
     pub fn winners_if_conceded(&self, seat: Seat) -> Vec<Seat> {
         let seats = self.id.variant.seats.len() as u8;
         dispatch!(&self.position, g, _w => g.winners_if_conceded(seat, seats)).to_vec()
@@ -325,5 +448,108 @@ pub enum ReplayOrUnknown {
 impl fmt::Display for GameId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}", self.game.slug, self.variant.slug)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{EndReason, Outcome, Winners};
+
+    #[test]
+    fn concession_notation_round_trips_and_is_nobody_s_move() {
+        assert_eq!("concede:3".parse::<Concession>(), Ok(Concession(3)));
+        assert_eq!(Concession(1).to_string(), "concede:1");
+        for bad in ["concede:", "concede:12", "concede:x", "resign", "concede 1"] {
+            assert!(bad.parse::<Concession>().is_err(), "{bad}");
+        }
+        for game in catalogue::GAMES {
+            for variant in game.variants {
+                let mut position = (variant.start)();
+                let refused = position.play("concede:0");
+                assert!(
+                    matches!(refused, Err(MoveError::Notation(_))),
+                    "{}: {refused:?}",
+                    position.id()
+                );
+                assert!(matches!(position.check("concede:0"), Err(MoveError::Notation(_))));
+            }
+        }
+    }
+
+    #[test]
+    fn a_concession_ends_every_game_but_the_four_player_free_for_all() {
+        let mut two = AnyGame::new("focus", Some("standard")).unwrap();
+        assert_eq!(two.concede(0), Ok(Conceded::Over(vec![1])));
+        assert_eq!(two.ply(), 0, "the position is unchanged");
+        let mut teams = AnyGame::new("focus", Some("four-teams")).unwrap();
+        assert_eq!(teams.concede(1), Ok(Conceded::Over(vec![0, 2])));
+        let mut four = AnyGame::new("focus", Some("four")).unwrap();
+        let played = four.concede(2).unwrap();
+        assert_eq!(
+            played,
+            Conceded::Out(Played {
+                seat: 2,
+                notation: "concede:2".into(),
+                effect: Some("green is out".into()),
+            })
+        );
+        assert_eq!(four.concede(2), Err(ConcedeError::AlreadyOut("green")));
+        assert_eq!(four.concede(4), Err(ConcedeError::NoSuchSeat(4)));
+        assert!(four.is_out(2) && !four.is_out(0));
+        assert_eq!(four.conceded_at(), Some(1));
+    }
+
+    #[test]
+    fn a_history_with_concessions_replays_to_the_live_position() {
+        let mut live = AnyGame::new("focus", Some("four")).unwrap();
+        let mut history = Vec::new();
+        let mut rng = Rng::new(7);
+        history.extend(live.play_random_line(&mut rng, 5));
+        for seat in [3, 1] {
+            let Conceded::Out(played) = live.concede(seat).unwrap() else {
+                panic!("four-player Focus plays on");
+            };
+            history.push(played.notation);
+            history.extend(live.play_random_line(&mut rng, 3));
+        }
+        let replayed = AnyGame::replay("focus", Some("four"), &history).unwrap();
+        assert_eq!(replayed.view(), live.view());
+        assert_eq!(replayed.to_move(), live.to_move());
+        assert_eq!(replayed.legal_moves(), live.legal_moves());
+        assert_eq!(replayed.ply(), live.ply());
+        assert_eq!(replayed.conceded_at(), live.conceded_at());
+        // Entry by entry, as a client checks a stored history.
+        let mut checked = AnyGame::new("focus", Some("four")).unwrap();
+        for entry in &history {
+            assert_eq!(&checked.play_recorded(entry).unwrap().notation, entry);
+        }
+        // The last but one concedes: the one left wins.
+        let left: Vec<Seat> = (0..4).filter(|&s| !live.is_out(s)).collect();
+        assert!(matches!(live.concede(left[0]), Ok(Conceded::Out(_))));
+        assert_eq!(
+            live.outcome(),
+            Some(Outcome {
+                winners: Winners::seat(left[1]),
+                reason: EndReason::LastPlayerStanding
+            })
+        );
+        assert_eq!(live.concede(left[1]), Err(ConcedeError::GameOver));
+    }
+
+    #[test]
+    fn a_concession_that_ends_a_game_never_replays() {
+        let refused = AnyGame::replay("focus", Some("standard"), &["concede:1"]).unwrap_err();
+        assert!(
+            matches!(
+                refused,
+                ReplayOrUnknown::Move(ReplayError {
+                    index: 0,
+                    error: MoveError::Concede(_),
+                    ..
+                })
+            ),
+            "{refused:?}"
+        );
     }
 }

@@ -562,12 +562,40 @@ impl Rules for Focus {
     type MoveList = MoveList;
     type Illegal = Illegal;
 
-    /// In the team game the conceding seat's partner loses with it.
+    /// In the team game the conceding seat's partner loses with it; in the
+    /// free-for-all those already out win nothing.
     fn winners_if_conceded(&self, seat: Seat, seats: u8) -> Winners {
         match self.variant {
             Variant::FourTeams => Winners::seats(&[(seat + 1) % 4, (seat + 3) % 4]),
+            Variant::Four => {
+                let left: ArrayVec<Seat, 4> = (0..4).filter(|&s| s != seat && !self.is_out(s)).collect();
+                Winners::seats(&left)
+            }
             _ => Winners::all_but(seat, seats),
         }
+    }
+
+    /// Four players each for themselves: the seat is out, skipped like a
+    /// blocked one, and the last one left wins. The turn passes on only if
+    /// it was the conceding seat's.
+    fn play_on_without(&mut self, seat: Seat) -> bool {
+        if self.variant != Variant::Four || seat >= 4 {
+            return false;
+        }
+        self.out |= 1 << seat;
+        self.progress.ply += 1;
+        let left = !self.out & 0b1111;
+        if left.count_ones() == 1 {
+            let winner = left.trailing_zeros() as Seat;
+            self.progress.outcome = Some(Outcome::win(winner, EndReason::LastPlayerStanding));
+        } else if self.turn == seat {
+            self.advance();
+        }
+        true
+    }
+
+    fn is_out(&self, seat: Seat) -> bool {
+        Focus::is_out(self, seat)
     }
 
     fn mover(&self) -> Seat {
@@ -1383,5 +1411,50 @@ mod tests {
         assert_eq!(free_for_all.winners_if_conceded(1, 4), Winners::seats(&[0, 2, 3]));
         let two = Focus::new(Variant::NoSwap, Limit::Lines);
         assert_eq!(two.winners_if_conceded(1, 2), Winners::seat(0));
+    }
+
+    #[test]
+    fn four_players_a_conceding_seat_is_out_and_skipped_like_a_blocked_one() {
+        let mut game = Focus::new(Variant::Four, Limit::Five);
+        game.play_str("e8-e7").unwrap(); // red; blue to move
+                                         // Green concedes out of turn: blue still moves, then yellow.
+        assert!(game.play_on_without(2));
+        assert!(game.is_out(2) && game.view().seats[2].out);
+        assert_eq!(game.ply(), 2, "a concession counts as a ply of the history");
+        assert_eq!(game.to_move(), Some(1));
+        game.play_str("c8-c7").unwrap();
+        assert_eq!(game.to_move(), Some(3), "green is skipped");
+        // Yellow concedes in its turn: the turn passes to red.
+        assert!(game.play_on_without(3));
+        assert_eq!(game.to_move(), Some(0));
+        assert_eq!(game.outcome(), None);
+        game.play_str("e6-e5").unwrap();
+        assert_eq!(game.to_move(), Some(1));
+        // Red concedes out of turn: blue is the last one left and wins.
+        assert!(game.play_on_without(0));
+        assert_eq!(game.outcome(), Some(Outcome::win(1, EndReason::LastPlayerStanding)));
+        assert_eq!(game.to_move(), None);
+        assert!(legal(&game).is_empty());
+    }
+
+    #[test]
+    fn four_players_a_concession_in_turn_passes_over_the_blocked() {
+        // Blue has no piece and no reserve: when red concedes, blue is put
+        // out as its turn comes, and green moves.
+        let mut game = setup(Variant::Four, Limit::Five, "c3:0 e5:2 g5:3");
+        assert_eq!(game.to_move(), Some(0));
+        assert!(game.play_on_without(0));
+        assert!(game.is_out(0) && game.is_out(1));
+        assert_eq!(game.to_move(), Some(2));
+    }
+
+    #[test]
+    fn only_the_free_for_all_plays_on_without_a_conceding_seat() {
+        for variant in [Variant::Standard, Variant::NoSwap, Variant::FourTeams] {
+            let mut game = Focus::new(variant, Limit::Five);
+            let before = game.clone();
+            assert!(!game.play_on_without(1), "{variant:?}");
+            assert_eq!(game, before, "{variant:?}: nothing changes");
+        }
     }
 }

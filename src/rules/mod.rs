@@ -31,7 +31,10 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-pub use any::{AnyGame, GameId, IllegalMove, MoveError, Played, Position, ReplayError, ReplayOrUnknown, UnknownGame};
+pub use any::{
+    AnyGame, ConcedeError, Conceded, Concession, GameId, IllegalMove, MoveError, Played, Position, ReplayError,
+    ReplayOrUnknown, UnknownGame,
+};
 pub use board::{Bitboard, NotationError, Square};
 
 /// A seat at the table, numbered from 0 in turn order; seat 0 moves first.
@@ -285,6 +288,20 @@ pub trait Rules: Clone + fmt::Debug + Send + Sync + 'static {
     /// time): every other seat, unless the game has teams.
     fn winners_if_conceded(&self, seat: Seat, seats: u8) -> Winners {
         Winners::all_but(seat, seats)
+    }
+
+    /// Puts `seat` out of a game that goes on without it, after it
+    /// resigned or ran out of time: `false`, changing nothing, in a game
+    /// that a concession ends instead ([`Rules::winners_if_conceded`] say
+    /// who wins), which is the default. The caller checks that the game is
+    /// on and `seat` still in it.
+    fn play_on_without(&mut self, _seat: Seat) -> bool {
+        false
+    }
+
+    /// Whether `seat` is out of a game that goes on without it.
+    fn is_out(&self, _seat: Seat) -> bool {
+        false
     }
 
     /// One uniformly random legal move, or `None` when there is none. The

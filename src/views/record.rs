@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 
 use super::state::timestamp;
 use crate::domain::{GameStatus, Seat};
-use crate::rules::UnknownGame;
+use crate::rules::{Concession, UnknownGame};
 use crate::store::{GameRecord, MoveRow};
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -119,7 +119,9 @@ pub fn result_text(record: &GameRecordJson) -> String {
 }
 
 /// The transcription: headers, then one line per round with a column per
-/// seat. A round starts whenever the seat order wraps round.
+/// seat. A round starts whenever the seat order wraps round. Concessions
+/// (four-player Focus: a seat out by resigning or on time) are no moves:
+/// they are told below the rounds, with the move they came at.
 pub fn text(record: &GameRecordJson) -> String {
     let mut out = String::new();
     let h = &record.headers;
@@ -131,8 +133,11 @@ pub fn text(record: &GameRecordJson) -> String {
     let _ = writeln!(out, "Result: {}", result_text(record));
     out.push('\n');
     let seats = record.players.len().max(1);
-    let width = record
+    let (conceded, moves): (Vec<&RecordMove>, Vec<&RecordMove>) = record
         .moves
+        .iter()
+        .partition(|m| m.notation.parse::<Concession>().is_ok());
+    let width = moves
         .iter()
         .map(|m| m.notation.chars().count())
         .chain(record.players.iter().map(|p| p.colour.chars().count()))
@@ -147,7 +152,7 @@ pub fn text(record: &GameRecordJson) -> String {
     out.push('\n');
     let mut rounds: Vec<Vec<Option<&str>>> = Vec::new();
     let mut last_seat: Option<Seat> = None;
-    for m in &record.moves {
+    for m in moves {
         if rounds.is_empty() || last_seat.is_some_and(|s| m.seat <= s) {
             rounds.push(vec![None; seats]);
         }
@@ -165,6 +170,13 @@ pub fn text(record: &GameRecordJson) -> String {
         }
         out.push_str(line.trim_end());
         out.push('\n');
+    }
+    if !conceded.is_empty() {
+        out.push('\n');
+    }
+    for m in conceded {
+        let what = m.effect.as_deref().unwrap_or("concedes");
+        let _ = writeln!(out, "Move {}: {what} and is out.", m.ply);
     }
     out
 }

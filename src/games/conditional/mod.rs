@@ -22,7 +22,6 @@ use utoipa::ToSchema;
 use crate::store::{ConditionalTrees, ConditionalWrite, GameRecord, NewConditional, Player};
 
 use super::commit::Progress;
-use super::decide;
 use super::error::{GameError, GameResult};
 use super::hot::Hot;
 use super::{now, Games, ATTEMPTS};
@@ -71,9 +70,7 @@ impl Games {
         let slot = self.hot.slot(id);
         let mut hot = slot.lock().await;
         for _ in 0..ATTEMPTS {
-            let record = self.load_visible(id, Some(player)).await?;
-            let seat = record.seat_of(player.id).ok_or(GameError::NotAPlayer)?;
-            decide::must_be_active(&record)?;
+            let (record, seat) = self.seated_in_active(player, id).await?;
             if record.seats.len() != 2 {
                 return Err(GameError::ConditionalSeats(record.seats.len()));
             }

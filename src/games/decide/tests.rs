@@ -8,7 +8,7 @@ use crate::store::{GameRow, SeatRow};
 
 pub(super) const ALICE: i64 = 1;
 pub(super) const BOB: i64 = 2;
-const CAROL: i64 = 3;
+pub(super) const CAROL: i64 = 3;
 pub(super) const NOW: i64 = 1_000_000;
 pub(super) const DAY: i64 = 1_000;
 
@@ -78,7 +78,7 @@ pub(super) fn gravity(moves: &[&str]) -> (GameRecord, AnyGame) {
     (record, game)
 }
 
-fn no_clock() -> Schedule {
+pub(super) fn no_clock() -> Schedule {
     Schedule {
         clock: Clock::new(TimeControl::None {}, Scale { day_ms: DAY }),
         remind_before_ms: 0,
@@ -326,21 +326,21 @@ fn a_move_declines_the_others_offers_and_keeps_the_movers() {
 
 #[test]
 fn a_draw_is_offered_then_agreed() {
-    let (record, _) = gravity(&["d4"]);
+    let (record, game) = gravity(&["d4"]);
     let mut offer = Progress::of(&record, NOW);
-    draw(&mut offer, &record, seat(0), true).unwrap();
+    draw(&mut offer, &record, &game, seat(0), true).unwrap();
     assert_eq!(offer.update.draw_offer, seat(0).bit());
     assert_eq!(kinds(&offer), ["draw_offered"]);
     assert_eq!(notices(&offer), [(BOB, "draw_offered")]);
 
-    let (mut offered, _) = gravity(&["d4"]);
+    let (mut offered, game) = gravity(&["d4"]);
     offered.row.draw_offer = seat(0).bit();
     let mut again = Progress::of(&offered, NOW);
-    draw(&mut again, &offered, seat(0), true).unwrap();
+    draw(&mut again, &offered, &game, seat(0), true).unwrap();
     assert!(again.events.is_empty(), "offering twice changes nothing");
 
     let mut accept = Progress::of(&offered, NOW);
-    draw(&mut accept, &offered, seat(1), true).unwrap();
+    draw(&mut accept, &offered, &game, seat(1), true).unwrap();
     assert_eq!(accept.update.status, GameStatus::Finished);
     assert_eq!(
         accept.update.outcome,
@@ -349,11 +349,11 @@ fn a_draw_is_offered_then_agreed() {
     assert_eq!(kinds(&accept), ["draw_agreed", "finished"]);
 
     let mut decline = Progress::of(&offered, NOW);
-    draw(&mut decline, &offered, seat(1), false).unwrap();
+    draw(&mut decline, &offered, &game, seat(1), false).unwrap();
     assert_eq!((decline.update.draw_offer, kinds(&decline)), (0, vec!["draw_declined"]));
 
     let mut nothing = Progress::of(&record, NOW);
-    let refused = draw(&mut nothing, &record, seat(1), false);
+    let refused = draw(&mut nothing, &record, &game, seat(1), false);
     assert!(
         matches!(refused, Err(GameError::NoOffer(OfferKind::Draw))),
         "{refused:?}"
@@ -362,23 +362,23 @@ fn a_draw_is_offered_then_agreed() {
 
 #[test]
 fn a_takeback_needs_a_move_and_every_seat() {
-    let (fresh, _) = gravity(&[]);
+    let (fresh, fresh_game) = gravity(&[]);
     let mut none = Progress::of(&fresh, NOW);
     assert!(matches!(
-        takeback(&mut none, &fresh, seat(0), true),
+        takeback(&mut none, &fresh, &fresh_game, seat(0), true),
         Err(GameError::NoMove)
     ));
-    let (record, _) = gravity(&["d4", "h8"]);
+    let (record, game) = gravity(&["d4", "h8"]);
     let mut ask = Progress::of(&record, NOW);
-    assert_eq!(takeback(&mut ask, &record, seat(1), true).unwrap(), None);
+    assert_eq!(takeback(&mut ask, &record, &game, seat(1), true).unwrap(), None);
     assert_eq!(kinds(&ask), ["takeback_offered"]);
     assert_eq!(notices(&ask), [(ALICE, "takeback_offered")]);
 
-    let (mut asked, _) = gravity(&["d4", "h8"]);
+    let (mut asked, game) = gravity(&["d4", "h8"]);
     asked.row.takeback_offer = seat(1).bit();
     asked.row.draw_offer = seat(1).bit();
     let mut agree = Progress::of(&asked, NOW);
-    assert_eq!(takeback(&mut agree, &asked, seat(0), true).unwrap(), Some(1));
+    assert_eq!(takeback(&mut agree, &asked, &game, seat(0), true).unwrap(), Some(1));
     assert_eq!(agree.update.ply, 1);
     assert_eq!(agree.update.delete_move, Some(2));
     assert_eq!((agree.update.takeback_offer, agree.update.draw_offer), (0, 0));
@@ -386,23 +386,9 @@ fn a_takeback_needs_a_move_and_every_seat() {
 
     let mut refuse = Progress::of(&fresh, NOW);
     assert!(matches!(
-        takeback(&mut refuse, &fresh, seat(0), false),
+        takeback(&mut refuse, &fresh, &fresh_game, seat(0), false),
         Err(GameError::NoOffer(OfferKind::Takeback))
     ));
-}
-
-#[test]
-fn resigning_gives_the_game_to_the_others() {
-    let (record, game) = gravity(&["d4"]);
-    let mut progress = Progress::of(&record, NOW);
-    resign(&mut progress, &record, &game, seat(0));
-    assert_eq!(progress.update.status, GameStatus::Finished);
-    assert_eq!(
-        progress.update.outcome,
-        Some(json!({ "winners": [1], "reason": "resignation" }))
-    );
-    assert_eq!(kinds(&progress), ["resigned", "finished"]);
-    assert_eq!(notices(&progress), [(ALICE, "game_over"), (BOB, "game_over")]);
 }
 
 #[test]
