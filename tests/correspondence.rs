@@ -1020,7 +1020,7 @@ async fn no_mail_goes_to_a_player_connected_by_websocket() {
 }
 
 #[tokio::test]
-async fn in_a_four_player_game_the_player_to_move_loses_and_the_others_win() {
+async fn in_a_four_player_game_each_player_out_of_time_is_out_and_the_last_one_left_wins() {
     let database = Database::new().await;
     let server = TestServer::start_with(config(&database, 600, 20)).await;
     let mut tokens = Vec::new();
@@ -1036,20 +1036,33 @@ async fn in_a_four_player_game_the_player_to_move_loses_and_the_others_win() {
         let (status, body) = server.post_empty(&format!("/games/{id}/join"), Some(token)).await;
         assert_eq!(status, StatusCode::OK, "{body}");
     }
-    // Alice moves in time; Bob does not.
+    // Alice moves in time; Bob, Carol and Dave do not: each is put out in
+    // turn, the game going on, until Alice is the last one left.
     play_first(&server, id, &tokens[0], None).await;
-    until("Bob's time-out", || finished(&server, id)).await;
+    until("the others' time-outs", || finished(&server, id)).await;
     let game = state(&server, id).await;
     assert_eq!(
         game["outcome"],
-        json!({ "winners": [0, 2, 3], "winner_names": ["alice", "carol", "dave"], "reason": "time", "message": "time" }),
+        json!({ "winners": [0], "winner_names": ["alice"], "reason": "last_player_standing", "message": "every other player is out" }),
         "{game}"
     );
     let log = events(&server, id).await;
-    assert_eq!(count(&log, "timeout"), 1);
-    let timeout = log.iter().find(|e| e["kind"] == "timeout").unwrap();
-    assert_eq!(timeout["payload"]["seat"], 1);
-    assert_eq!(timeout["payload"]["player"], "bob");
+    assert_eq!(count(&log, "timeout"), 3);
+    let out: Vec<_> = log
+        .iter()
+        .filter(|e| e["kind"] == "timeout")
+        .map(|e| (e["payload"]["seat"].clone(), e["payload"]["player"].clone()))
+        .collect();
+    assert_eq!(
+        out,
+        vec![
+            (json!(1), json!("bob")),
+            (json!(2), json!("carol")),
+            (json!(3), json!("dave"))
+        ]
+    );
+    assert_eq!(game["last_move"]["move"], "concede:3");
+    assert_eq!(game["last_move"]["effect"], "yellow runs out of time");
     server.stop().await;
     database.remove().await;
 }
