@@ -23,6 +23,7 @@ mod conditional;
 mod host;
 mod idle;
 pub mod options;
+mod pace;
 mod play;
 mod players;
 pub mod report;

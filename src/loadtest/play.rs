@@ -11,6 +11,7 @@ use super::client::{Api, GameView, MoveAnswer, ProcessFigures, RequestError};
 use super::conditional::{self, AckedTree, Forecast};
 use super::host::{CpuTicks, HostCpu};
 use super::options::{Answer, GameChoice, Options, Transport};
+use super::pace::Pacer;
 use super::players::{chunk, connect_slot, register, ws_locked, Mover, Player};
 use super::report::PlayReport;
 use super::stats::Samples;
@@ -22,44 +23,6 @@ use crate::rules::playout::Rng;
 /// Pause after a transport error, so a server that is down is not hammered
 /// in a tight loop.
 const TRANSPORT_BACKOFF: Duration = Duration::from_millis(100);
-
-/// Open-loop pacing of one slot: its moves are due every `interval` (the
-/// slots share the rate, their phases staggered), whenever the answers come.
-/// A stall of the server leaves later moves overdue and their latency,
-/// counted from when they were due, shows it in full. Opening the slot's
-/// next game is client work, not a move: a tick that passes meanwhile is
-/// skipped, and the slot keeps its phase.
-struct Pacer {
-    next: Instant,
-    interval: Duration,
-}
-
-impl Pacer {
-    fn ticket(&mut self) -> Instant {
-        let due = self.next;
-        self.next += self.interval;
-        due
-    }
-
-    /// A new game starts: its first move is due at the slot's first tick
-    /// from now. Starting late slots "now" instead bunched them: all slots
-    /// open a game at the start, the server answers them in a few batches,
-    /// and each batch of slots then moved together for the whole run, a
-    /// burst of dozens of moves every interval instead of an even rate.
-    fn restart(&mut self) {
-        self.restart_at(Instant::now());
-    }
-
-    fn restart_at(&mut self, now: Instant) {
-        if self.next >= now {
-            return;
-        }
-        let interval = self.interval.as_nanos().max(1);
-        let behind = (now - self.next).as_nanos();
-        let ticks = behind.div_ceil(interval);
-        self.next += Duration::from_nanos(u64::try_from(ticks * interval).unwrap_or(u64::MAX));
-    }
-}
 
 /// What a slot plays next, and when.
 pub(super) struct Chooser {
@@ -578,30 +541,5 @@ async fn send_move(
     match mover {
         Mover::Http => api.play(&players[seat].token, before, notation, lean).await,
         Mover::Ws(sockets, _) => sockets[seat].play(before, notation, lean).await,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_late_slot_restarts_on_its_own_phase() {
-        let start = Instant::now();
-        let interval = Duration::from_millis(10);
-        let mut pacer = Pacer {
-            next: start + Duration::from_millis(3),
-            interval,
-        };
-        pacer.restart_at(start + Duration::from_millis(25));
-        assert_eq!(pacer.next, start + Duration::from_millis(33));
-        // On a tick exactly: that tick.
-        pacer.restart_at(start + Duration::from_millis(33));
-        assert_eq!(pacer.next, start + Duration::from_millis(33));
-        // Not late: unchanged.
-        pacer.restart_at(start + Duration::from_millis(30));
-        assert_eq!(pacer.next, start + Duration::from_millis(33));
-        assert_eq!(pacer.ticket(), start + Duration::from_millis(33));
-        assert_eq!(pacer.ticket(), start + Duration::from_millis(43));
     }
 }
