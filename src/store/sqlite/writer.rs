@@ -157,6 +157,14 @@ fn store_error(error: rusqlite::Error) -> ChangeError {
     }
 }
 
+/// Runs one statement of the change (prepared once per connection):
+/// how many rows it changed.
+fn execute(tx: &Transaction, statement: &str, params: impl rusqlite::Params) -> ChangeResult<usize> {
+    tx.prepare_cached(statement)
+        .and_then(|mut prepared| prepared.execute(params))
+        .map_err(store_error)
+}
+
 /// JSON columns hold text, as sqlx writes them.
 fn json(value: &Value) -> String {
     value.to_string()
@@ -231,10 +239,7 @@ fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
             .map_err(store_error)?;
     }
     if let Some(original) = game.rematch_of {
-        let marked = tx
-            .prepare_cached(sql::SET_REMATCH)
-            .and_then(|mut statement| statement.execute(params![id, original]))
-            .map_err(store_error)?;
+        let marked = execute(tx, sql::SET_REMATCH, params![id, original])?;
         if marked != 1 {
             return Err(ChangeError::Own(StoreError::Conflict));
         }
@@ -248,60 +253,54 @@ fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
 /// `expected_seq`, and nothing was written.
 fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
     let new_seq = update.expected_seq + update.events.len() as i64;
-    let changed = tx
-        .prepare_cached(sql::UPDATE_GAME)
-        .and_then(|mut statement| {
-            statement.execute(params![
-                update.status.as_str(),
-                update.ply,
-                update.to_move.map(i64::from),
-                update.outcome.as_ref().map(json),
-                update.draw_offer,
-                update.takeback_offer,
-                new_seq,
-                update.now,
-                update.clock.as_ref().map(json),
-                update.deadline,
-                update.reminder_at,
-                update.new_rev(),
-                update.id,
-                update.expected_seq,
-                update.expected_rev,
-            ])
-        })
-        .map_err(store_error)?;
+    let changed = execute(
+        tx,
+        sql::UPDATE_GAME,
+        params![
+            update.status.as_str(),
+            update.ply,
+            update.to_move.map(i64::from),
+            update.outcome.as_ref().map(json),
+            update.draw_offer,
+            update.takeback_offer,
+            new_seq,
+            update.now,
+            update.clock.as_ref().map(json),
+            update.deadline,
+            update.reminder_at,
+            update.new_rev(),
+            update.id,
+            update.expected_seq,
+            update.expected_rev,
+        ],
+    )?;
     if changed != 1 {
         return Ok(false);
     }
     for (seat, player) in &update.sit {
-        let sat = tx
-            .prepare_cached(sql::SIT)
-            .and_then(|mut statement| statement.execute(params![player, update.id, i64::from(*seat)]))
-            .map_err(store_error)?;
+        let sat = execute(tx, sql::SIT, params![player, update.id, i64::from(*seat)])?;
         if sat != 1 {
             return Err(ChangeError::Own(StoreError::Conflict));
         }
     }
     if let Some(ply) = update.delete_move {
-        tx.prepare_cached(sql::DELETE_MOVE)
-            .and_then(|mut statement| statement.execute(params![update.id, ply]))
-            .map_err(store_error)?;
+        execute(tx, sql::DELETE_MOVE, params![update.id, ply])?;
     }
     for m in &update.insert_moves {
-        tx.prepare_cached(sql::INSERT_MOVE)
-            .and_then(|mut statement| {
-                statement.execute(params![
-                    update.id,
-                    m.ply,
-                    i64::from(m.seat),
-                    m.player_id,
-                    m.notation,
-                    m.effect,
-                    m.message,
-                    update.now
-                ])
-            })
-            .map_err(store_error)?;
+        execute(
+            tx,
+            sql::INSERT_MOVE,
+            params![
+                update.id,
+                m.ply,
+                i64::from(m.seat),
+                m.player_id,
+                m.notation,
+                m.effect,
+                m.message,
+                update.now
+            ],
+        )?;
     }
     if let Some(write) = &update.conditional {
         write_conditional(tx, update.id, write, update.now)?;
@@ -320,18 +319,17 @@ fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
 /// The change fails alone, with [`StoreError::TournamentMoved`], when the
 /// tournament is no longer at the step's revision.
 fn step_tournament(tx: &Transaction, step: &TournamentStep) -> ChangeResult<()> {
-    let moved = tx
-        .prepare_cached(sql::STEP_TOURNAMENT)
-        .and_then(|mut statement| {
-            statement.execute(params![
-                step.status.as_str(),
-                step.round,
-                step.now,
-                step.tournament_id,
-                step.expected_rev
-            ])
-        })
-        .map_err(store_error)?;
+    let moved = execute(
+        tx,
+        sql::STEP_TOURNAMENT,
+        params![
+            step.status.as_str(),
+            step.round,
+            step.now,
+            step.tournament_id,
+            step.expected_rev
+        ],
+    )?;
     if moved != 1 {
         return Err(ChangeError::Own(StoreError::TournamentMoved));
     }
@@ -340,23 +338,21 @@ fn step_tournament(tx: &Transaction, step: &TournamentStep) -> ChangeResult<()> 
             Some(game) => Some(create(tx, game)?),
             None => None,
         };
-        tx.prepare_cached(sql::INSERT_PAIRING)
-            .and_then(|mut statement| {
-                statement.execute(params![
-                    step.tournament_id,
-                    pairing.round,
-                    pairing.grp,
-                    game_id,
-                    pairing.first_id,
-                    pairing.second_id
-                ])
-            })
-            .map_err(store_error)?;
+        execute(
+            tx,
+            sql::INSERT_PAIRING,
+            params![
+                step.tournament_id,
+                pairing.round,
+                pairing.grp,
+                game_id,
+                pairing.first_id,
+                pairing.second_id
+            ],
+        )?;
     }
     for (player, group) in &step.groups {
-        tx.prepare_cached(sql::SET_GROUP)
-            .and_then(|mut statement| statement.execute(params![group, step.tournament_id, player]))
-            .map_err(store_error)?;
+        execute(tx, sql::SET_GROUP, params![group, step.tournament_id, player])?;
     }
     insert_player_events(tx, None, &step.events, step.now)
 }
@@ -369,8 +365,10 @@ fn write_ratings(tx: &Transaction, changes: &[RatingChange]) -> ChangeResult<()>
     for c in changes {
         let (wins, losses, draws) = c.result.counts();
         let moved = if c.number == 1 {
-            tx.prepare_cached(sql::INSERT_RATING).and_then(|mut statement| {
-                statement.execute(params![
+            execute(
+                tx,
+                sql::INSERT_RATING,
+                params![
                     c.player_id,
                     c.game,
                     c.variant,
@@ -383,11 +381,13 @@ fn write_ratings(tx: &Transaction, changes: &[RatingChange]) -> ChangeResult<()>
                     draws,
                     c.played_at,
                     c.ordinal
-                ])
-            })
+                ],
+            )
         } else {
-            tx.prepare_cached(sql::UPDATE_RATING).and_then(|mut statement| {
-                statement.execute(params![
+            execute(
+                tx,
+                sql::UPDATE_RATING,
+                params![
                     c.after.rating,
                     c.after.rd,
                     c.after.volatility,
@@ -401,50 +401,46 @@ fn write_ratings(tx: &Transaction, changes: &[RatingChange]) -> ChangeResult<()>
                     c.game,
                     c.variant,
                     c.number - 1
-                ])
-            })
-        }
-        .map_err(store_error)?;
+                ],
+            )
+        }?;
         if moved != 1 {
             return Err(ChangeError::Own(StoreError::RatingsMoved));
         }
-        tx.prepare_cached(sql::INSERT_RATING_CHANGE)
-            .and_then(|mut statement| {
-                statement.execute(params![
-                    c.game_id,
-                    c.player_id,
-                    c.game,
-                    c.variant,
-                    c.number,
-                    c.ordinal,
-                    c.result.as_str(),
-                    c.before.rating,
-                    c.before.rd,
-                    c.before.volatility,
-                    c.after.rating,
-                    c.after.rd,
-                    c.after.volatility,
-                    c.played_at
-                ])
-            })
-            .map_err(store_error)?;
+        execute(
+            tx,
+            sql::INSERT_RATING_CHANGE,
+            params![
+                c.game_id,
+                c.player_id,
+                c.game,
+                c.variant,
+                c.number,
+                c.ordinal,
+                c.result.as_str(),
+                c.before.rating,
+                c.before.rd,
+                c.before.volatility,
+                c.after.rating,
+                c.after.rd,
+                c.after.volatility,
+                c.played_at
+            ],
+        )?;
     }
     Ok(())
 }
 
 fn write_conditional(tx: &Transaction, game_id: i64, write: &ConditionalWrite, now: i64) -> ChangeResult<()> {
     match write {
-        ConditionalWrite::Put(tree) => tx.prepare_cached(sql::PUT_CONDITIONAL).and_then(|mut statement| {
-            statement.execute(params![game_id, tree.player_id, tree.ply, json(&tree.lines), now])
-        }),
-        ConditionalWrite::Delete { player_id } => tx
-            .prepare_cached(sql::DELETE_CONDITIONAL)
-            .and_then(|mut statement| statement.execute(params![game_id, player_id])),
-        ConditionalWrite::DeleteAll => tx
-            .prepare_cached(sql::DELETE_CONDITIONALS)
-            .and_then(|mut statement| statement.execute(params![game_id])),
-    }
-    .map_err(store_error)?;
+        ConditionalWrite::Put(tree) => execute(
+            tx,
+            sql::PUT_CONDITIONAL,
+            params![game_id, tree.player_id, tree.ply, json(&tree.lines), now],
+        ),
+        ConditionalWrite::Delete { player_id } => execute(tx, sql::DELETE_CONDITIONAL, params![game_id, player_id]),
+        ConditionalWrite::DeleteAll => execute(tx, sql::DELETE_CONDITIONALS, params![game_id]),
+    }?;
     Ok(())
 }
 
