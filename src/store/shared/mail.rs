@@ -6,7 +6,7 @@ use sqlx::{Database, Executor, IntoArguments};
 
 use super::super::backend::{Affected, Backend, Decoded, Param};
 use super::super::{InboxRow, MailSettlement, MailStore, NewMail, Player, StoreError, StoreResult};
-use super::PLAYER;
+use super::{changed_one, PLAYER};
 
 const INBOX: &str = "SELECT id, recipient, player_id, envelope_from, message, received_at, status, \
      claimed_until, reply FROM mail_inbox m";
@@ -110,18 +110,14 @@ where
     }
 
     async fn claim_mail(&self, row: &InboxRow, lease_until: i64) -> StoreResult<bool> {
-        let _turn = self.write_turn().await;
-        let claimed = sqlx::query(
+        let claim = sqlx::query(
             "UPDATE mail_inbox SET claimed_until = $1 WHERE id = $2 AND status = $3 AND claimed_until = $4",
         )
         .bind(lease_until)
         .bind(row.id)
         .bind(row.status.as_str())
-        .bind(row.claimed_until)
-        .execute(self.pool())
-        .await?
-        .rows_affected();
-        Ok(claimed == 1)
+        .bind(row.claimed_until);
+        changed_one(self, claim).await
     }
 
     async fn settle_mail(&self, settlement: MailSettlement) -> StoreResult<()> {

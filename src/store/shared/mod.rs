@@ -13,6 +13,7 @@ mod tournaments;
 
 use async_trait::async_trait;
 use serde_json::Value;
+use sqlx::query::Query;
 use sqlx::{Database, Executor, IntoArguments};
 use tokio::sync::mpsc;
 
@@ -52,6 +53,22 @@ where
         self.pool().execute("SELECT 1").await?;
         Ok(())
     }
+}
+
+/// Runs a guarded write of one row on its own, in this process's turn to
+/// write: `true` when the guard let it through (it changed the row), `false`
+/// when another write came first.
+async fn changed_one<'q, B>(
+    backend: &B,
+    write: Query<'q, B::DB, <B::DB as Database>::Arguments<'q>>,
+) -> StoreResult<bool>
+where
+    B: Backend,
+    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
+    <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
+{
+    let _turn = backend.write_turn().await;
+    Ok(write.execute(backend.pool()).await?.rows_affected() == 1)
 }
 
 const PLAYER: &str = "SELECT id, name, email, created_at, bot FROM players";
@@ -405,19 +422,15 @@ where
     }
 
     async fn set_deadline(&self, change: DeadlineChange) -> StoreResult<bool> {
-        let _turn = self.write_turn().await;
-        let changed = sqlx::query(
+        let guarded = sqlx::query(
             "UPDATE games SET deadline = $1, reminder_at = $2 WHERE id = $3 AND event_seq = $4 \
              AND status = 'active'",
         )
         .bind(change.deadline)
         .bind(change.reminder_at)
         .bind(change.game_id)
-        .bind(change.expected_seq)
-        .execute(self.pool())
-        .await?
-        .rows_affected();
-        Ok(changed == 1)
+        .bind(change.expected_seq);
+        changed_one(self, guarded).await
     }
 
     async fn vacations(&self, player_id: i64) -> StoreResult<Vec<(i64, i64)>> {
@@ -526,8 +539,7 @@ where
     }
 
     async fn claim_delivery(&self, row: &DeliveryRow, lease_until: i64, now: i64) -> StoreResult<bool> {
-        let _turn = self.write_turn().await;
-        let claimed = sqlx::query(
+        let claim = sqlx::query(
             "UPDATE deliveries SET next_attempt_at = $1, attempts = attempts + 1, updated_at = $2 \
              WHERE id = $3 AND status = 'pending' AND attempts = $4 AND next_attempt_at = $5",
         )
@@ -535,11 +547,8 @@ where
         .bind(now)
         .bind(row.id)
         .bind(row.attempts)
-        .bind(row.next_attempt_at)
-        .execute(self.pool())
-        .await?
-        .rows_affected();
-        Ok(claimed == 1)
+        .bind(row.next_attempt_at);
+        changed_one(self, claim).await
     }
 
     async fn settle_delivery(&self, settlement: Settlement) -> StoreResult<()> {
