@@ -1,6 +1,8 @@
 //! The `tavoliere` binary: parses the command line and hands it to
 //! [`tavoliere::cli`], where every command lives.
 
+use std::fmt::Display;
+use std::future::Future;
 use std::io;
 use std::process::ExitCode;
 
@@ -92,48 +94,46 @@ fn duel(args: &cli::bots::DuelArgs) -> ExitCode {
 /// Runs a load test and prints its report; fails when the run could not be
 /// made or its replay check failed.
 fn loadtest(options: &tavoliere::loadtest::Options) -> ExitCode {
-    let Some(runtime) = runtime("tavoliere loadtest") else {
+    let Some(report) = block_on("tavoliere loadtest", tavoliere::loadtest::run(options)) else {
         return ExitCode::FAILURE;
     };
-    match runtime.block_on(tavoliere::loadtest::run(options)) {
-        Ok(report) => {
-            if options.json {
-                match serde_json::to_string(&report) {
-                    Ok(json) => println!("{json}"),
-                    Err(e) => {
-                        eprintln!("tavoliere loadtest: cannot encode the report: {e}");
-                        return ExitCode::FAILURE;
-                    }
-                }
-            } else {
-                println!("{report}");
-            }
-            if report.passed() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
+    if options.json {
+        match serde_json::to_string(&report) {
+            Ok(json) => println!("{json}"),
+            Err(e) => {
+                eprintln!("tavoliere loadtest: cannot encode the report: {e}");
+                return ExitCode::FAILURE;
             }
         }
-        Err(e) => {
-            eprintln!("tavoliere loadtest: {e}");
-            ExitCode::FAILURE
-        }
+    } else {
+        println!("{report}");
+    }
+    if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }
 
 /// Rebuilds every rating and prints what it found; fails when it could not.
 fn rebuild(args: &cli::ratings::RebuildArgs) -> ExitCode {
-    let Some(runtime) = runtime("tavoliere ratings rebuild") else {
-        return ExitCode::FAILURE;
-    };
-    match runtime.block_on(cli::ratings::rebuild(args)) {
-        Ok(rebuilt) => {
+    match block_on("tavoliere ratings rebuild", cli::ratings::rebuild(args)) {
+        Some(rebuilt) => {
             println!("{rebuilt}");
             ExitCode::SUCCESS
         }
+        None => ExitCode::FAILURE,
+    }
+}
+
+/// Runs `command`'s work on a runtime of its own: its value, or `None` once
+/// its failure (or the runtime's) is said on stderr.
+fn block_on<T, E: Display>(command: &str, work: impl Future<Output = Result<T, E>>) -> Option<T> {
+    match runtime(command)?.block_on(work) {
+        Ok(value) => Some(value),
         Err(e) => {
-            eprintln!("tavoliere ratings rebuild: {e}");
-            ExitCode::FAILURE
+            eprintln!("{command}: {e}");
+            None
         }
     }
 }
