@@ -5,6 +5,7 @@
 //! (every move still comes from `legal_moves` or `legalize`). Torri's and
 //! Pente's are in modules of their own ([`super::torri`], [`super::pente`]).
 
+use crate::rules::board::Bitboard;
 use crate::rules::focus::{Focus, Variant as FocusVariant};
 use crate::rules::gravity::Gravity;
 use crate::rules::huntsmen::Huntsmen;
@@ -25,6 +26,12 @@ pub trait Heuristics: Rules {
     /// Plies a playout runs before [`Heuristics::evaluate`] decides; `None`
     /// plays to the end (games whose random games are short anyway).
     const CUTOFF: Option<u32>;
+
+    /// Plies a playout from this position runs before the evaluation
+    /// decides: [`Heuristics::CUTOFF`], unless the position asks for less.
+    fn playout_plies(&self) -> Option<u32> {
+        Self::CUTOFF
+    }
 
     /// Evaluation units that make one seat about 73 % sure to win (the
     /// logistic's scale).
@@ -47,7 +54,9 @@ pub trait Heuristics: Rules {
     /// Whether the strongest level looks for a win in two at the root
     /// (see [`super::tactics::winning_in_two`]): for games whose threats
     /// random playouts miss and whose wins in two are few and cheap to see.
-    const WINS_IN_TWO: bool = false;
+    fn reads_wins_in_two(&self) -> bool {
+        false
+    }
 
     /// The strongest level's reading of threats random playouts miss
     /// (the next player's to meet, its own to make): narrows `moves` to
@@ -80,9 +89,69 @@ impl Heuristics for Neighbours {
     /// Pieces left, on a log scale: counted plainly, a bot far ahead found
     /// every move equally good and did not take the last pieces (in
     /// Vicini Amici the strongest level left 27 of 40 games against the
-    /// intermediate unfinished at 300 plies, having lost none).
+    /// intermediate unfinished at 300 plies, having lost none). In Vicini
+    /// Amici the side ahead also gains as its pieces close in on the
+    /// other's ([`closing_in`]).
     fn evaluate(&self) -> Scores {
-        two(self.pieces(0).count(), self.pieces(1).count()).map(|n: f32| n.ln_1p())
+        let counts = [self.pieces(0).count(), self.pieces(1).count()];
+        let mut scores = two(counts[0], counts[1]).map(|n: f32| n.ln_1p());
+        if self.is_friendly() && counts[0] != counts[1] {
+            let ahead = usize::from(counts[1] > counts[0]);
+            scores[ahead] += MOP_UP * closing_in(self.pieces(ahead as Seat), self.pieces(1 - ahead as Seat));
+        }
+        scores
+    }
+
+    /// In Vicini Amici with one side ahead, thirty random plies scatter the pieces the
+    /// evaluation looks at, so how close the hunters stand tells nothing
+    /// about the move searched; four plies keep it the search's guide.
+    fn playout_plies(&self) -> Option<u32> {
+        let counts = [self.pieces(0).count(), self.pieces(1).count()];
+        if self.is_friendly() && counts[0] != counts[1] {
+            Some(4)
+        } else {
+            Self::CUTOFF
+        }
+    }
+
+    /// In Vicini Amici a side behind keeps its last pieces in pairs, which
+    /// walk for ever: the strongest level also looks for the capture that
+    /// leaves the other side no move two moves ahead.
+    fn reads_wins_in_two(&self) -> bool {
+        self.is_friendly()
+    }
+}
+
+/// The weight of [`closing_in`] against the log of the pieces (the gap
+/// between four pieces and two is 0.51): enough to choose among moves the
+/// material cannot tell apart, not enough to give up a piece for.
+pub(super) const MOP_UP: f32 = 0.15;
+
+/// How close `hunters` stand to `hunted`, from 0 (seven squares or more
+/// from each) to 1 (each hunted piece has a hunter beside it): the mean over
+/// the hunted pieces of how near the nearest hunter is. A side behind in
+/// Vicini Amici survives by keeping its pieces in pairs that walk away;
+/// material alone does not tell the side ahead to chase them (the mop-up
+/// term of chess engines, which brings the king to the lone king).
+pub(super) fn closing_in(hunters: Bitboard, hunted: Bitboard) -> f32 {
+    let mut total = 0.0;
+    let mut counted = 0;
+    for prey in hunted {
+        let nearest = hunters
+            .map(|hunter| {
+                let files = hunter.file().abs_diff(prey.file());
+                let ranks = hunter.rank().abs_diff(prey.rank());
+                files.max(ranks)
+            })
+            .min()
+            .unwrap_or(7);
+        total += f32::from(7 - nearest.min(7)) / 6.0;
+        counted += 1;
+    }
+    if counted == 0 {
+        0.0
+    } else {
+        total / counted as f32
     }
 }
 

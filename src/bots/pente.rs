@@ -28,7 +28,9 @@ impl Heuristics for Pente {
     const SCALE: f32 = 30.0;
     /// An open four (or a four and a three) wins in two; the level below
     /// blocks a four only once it stands, so the strongest makes them.
-    const WINS_IN_TWO: bool = true;
+    fn reads_wins_in_two(&self) -> bool {
+        true
+    }
 
     fn read_threats(&self, moves: Vec<pente::Move>) -> Vec<pente::Move> {
         read_threats(self, moves)

@@ -153,7 +153,7 @@ fn backpropagate<M>(tree: &mut [Node<M>], leaf: usize, rewards: &Rewards) {
 
 /// Plays on to the end or the game's cut-off and scores the result.
 fn playout<G: Heuristics>(game: &mut G, rng: &mut Rng) -> Rewards {
-    let limit = G::CUTOFF.unwrap_or(u32::MAX);
+    let limit = game.playout_plies().unwrap_or(u32::MAX);
     let mut plies = 0;
     while plies < limit {
         if let Some(outcome) = game.outcome() {

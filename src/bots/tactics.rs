@@ -3,7 +3,7 @@
 //! move does not. Random playouts see neither reliably (a Pente five is one
 //! point among hundreds), and both are cheap: one or two plies of the rules.
 //! The strongest level also takes a win in two where the game asks for it
-//! (Pente's open fours: [`Heuristics::WINS_IN_TWO`]); it stays cheap because
+//! (Pente's open fours: [`Heuristics::reads_wins_in_two`]); it stays cheap because
 //! a move fails at the first reply that leaves no win.
 
 use crate::rules::Seat;

@@ -1,5 +1,7 @@
 use super::*;
 use crate::rules::catalogue::GAMES;
+use crate::rules::neighbours::Neighbours;
+use crate::rules::{Bitboard, Rules, Square};
 
 fn pente(moves: &[&str]) -> AnyGame {
     AnyGame::replay("pente", None, moves).expect("a legal line")
@@ -128,4 +130,100 @@ fn every_variant_plays_to_the_end() {
             }
         }
     }
+}
+
+/// A Vicini Amici position from its squares (white's, black's).
+fn friendly(white: &str, black: &str, ply: u32) -> Neighbours {
+    let squares = |list: &str| {
+        let mut board = Bitboard::EMPTY;
+        for s in list.split_whitespace() {
+            board.set(s.parse().expect("a square"));
+        }
+        board
+    };
+    Neighbours::with_pieces(true, [squares(white), squares(black)], ply)
+}
+
+#[test]
+fn in_vicini_amici_the_side_ahead_gains_by_closing_in() {
+    // White's three against black's pair on g8 h8: beside it, or across
+    // the board.
+    let near = friendly("f7 g7 h7", "g8 h8", 0);
+    let far = friendly("a1 b1 c1", "g8 h8", 0);
+    assert_eq!(heuristics::closing_in(near.pieces(0), near.pieces(1)), 1.0);
+    assert_eq!(heuristics::closing_in(far.pieces(0), far.pieces(1)), 0.0);
+    assert_eq!(near.playout_plies(), Some(4));
+    let plain = Neighbours::with_pieces(false, [near.pieces(0), near.pieces(1)], 0);
+    assert_eq!(plain.playout_plies(), Neighbours::CUTOFF);
+    assert_eq!(plain.evaluate()[0], (3.0f32).ln_1p(), "plain Vicini: material alone");
+    let (near, far) = (near.evaluate(), far.evaluate());
+    assert!(near[0] > far[0], "{near:?} against {far:?}");
+    assert_eq!(near[1], far[1], "the side behind gains nothing");
+    // Even material: material alone, and full playouts.
+    let even = friendly("f7 f6", "g8 h8", 0);
+    assert_eq!(even.evaluate()[0], (2.0f32).ln_1p());
+    assert_eq!(even.playout_plies(), Neighbours::CUTOFF);
+}
+
+/// The strongest level's win in two in Vicini Amici: over random endgames
+/// (white's three or four against black's pair, white to move), every win
+/// in two it finds is one (no win in one, and every black reply leaves
+/// white a capture that ends the game), and it finds some.
+#[test]
+fn vicini_amici_wins_in_two_are_wins_in_two() {
+    let mut rng = Rng::new(7);
+    let mut found = 0;
+    for _ in 0..400 {
+        let mut squares: Vec<u8> = (0..64).collect();
+        let mut pick = |n: usize| {
+            let mut board = Bitboard::EMPTY;
+            for _ in 0..n {
+                let index = squares.swap_remove(rng.below(squares.len()));
+                board.set(Square::from_index(index));
+            }
+            board
+        };
+        let white = pick(3 + found % 2);
+        let black_first = pick(1);
+        let Some(beside) = black_first
+            .into_iter()
+            .next()
+            .and_then(|s| s.offset(1, 0).or(s.offset(-1, 0)))
+        else {
+            continue;
+        };
+        if white.contains(beside) {
+            continue;
+        }
+        let mut black = black_first;
+        black.set(beside);
+        let game = Neighbours::with_pieces(true, [white, black], 0);
+        if game.outcome().is_some() || !game.reads_wins_in_two() {
+            continue;
+        }
+        let moves = search::candidates(&game);
+        if tactics::winning_move(&game, &moves).is_some() {
+            continue;
+        }
+        let Some(win) = tactics::winning_in_two(&game, &moves) else {
+            continue;
+        };
+        found += 1;
+        let mut next = game.clone();
+        next.play_unchecked(win);
+        assert!(next.outcome().is_none());
+        let mut replies = <Neighbours as Rules>::MoveList::default();
+        next.legal_moves(&mut replies);
+        assert!(!replies.is_empty());
+        for reply in replies {
+            let mut after = next.clone();
+            after.play_unchecked(reply);
+            let answers = search::candidates(&after);
+            assert!(
+                tactics::winning_move(&after, &answers).is_some(),
+                "{win} then {reply}: no win"
+            );
+        }
+    }
+    assert!(found > 0, "no win in two among the endgames");
 }

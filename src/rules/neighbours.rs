@@ -140,9 +140,34 @@ impl Neighbours {
         }
     }
 
+    /// The position with `pieces` (white's, then black's) after `ply`
+    /// plies (their parity says who moves): for tests and the bots' own
+    /// endgames, as a game only ever comes from [`Neighbours::new`] and its
+    /// moves. A mover with no move has lost, as after a move.
+    pub fn with_pieces(friendly: bool, pieces: [Bitboard; 2], ply: u32) -> Neighbours {
+        let mut game = Neighbours {
+            friendly,
+            pieces,
+            progress: Progress {
+                ply,
+                ..Progress::default()
+            },
+        };
+        let seat = game.seat();
+        if !game.has_move(seat) {
+            game.progress.outcome = Some(Outcome::win(1 - seat as Seat, EndReason::NoLegalMove));
+        }
+        game
+    }
+
     /// The squares of `seat`'s pieces.
     pub fn pieces(&self, seat: Seat) -> Bitboard {
         self.pieces[seat as usize & 1]
+    }
+
+    /// Whether this is Vicini Amici: only a piece's own colour counts.
+    pub fn is_friendly(&self) -> bool {
+        self.friendly
     }
 
     pub fn piece_at(&self, square: Square) -> Option<Seat> {
@@ -316,6 +341,8 @@ mod tests {
         game
     }
 
+    /// A position as it stands, its outcome not looked at (some tests ask
+    /// a mover with no move for one).
     fn setup(friendly: bool, white: &str, black: &str, to_move: Seat) -> Neighbours {
         let mut game = Neighbours::new(friendly);
         game.pieces = [Bitboard::EMPTY; 2];
