@@ -65,24 +65,12 @@ impl Level {
         }
     }
 
-    /// This level's budget in `game`. Vicini Amici's endgames are long and
-    /// its moves cheap (about a seventh of Pente's), so the strongest level
-    /// runs three times its playouts there: at 4000 it beat the
-    /// intermediate 25 times in 40, 13 games still going at 1000 plies.
-    pub fn budget_in(self, game: &AnyGame) -> Budget {
-        let mut budget = self.budget();
-        if self == Level::Strongest && matches!(game.position(), Position::Neighbours(n) if n.is_friendly()) {
-            budget.playouts *= 3;
-        }
-        budget
-    }
-
     pub fn description(self) -> &'static str {
         match self {
             Level::Beginner => "Thinks a little (60 playouts a move) and misses tactics: a first opponent.",
             Level::Intermediate => "600 playouts a move; takes a win in one and stops yours.",
             Level::Strongest => {
-                "4000 playouts a move (12000 in Vicini Amici), with tactics (in Pente also open fours made and open threes stopped): the strongest that answers within a second."
+                "4000 playouts a move, with tactics (in Pente also open fours made and open threes stopped): the strongest that answers within a second."
             }
         }
     }
@@ -141,7 +129,7 @@ pub struct Budget {
 /// The move a bot of `level` plays in `game`, in canonical notation;
 /// `None` when the game is over.
 pub fn choose(game: &AnyGame, level: Level, seed: u64) -> Option<String> {
-    choose_with(game, level.budget_in(game), seed)
+    choose_with(game, level.budget(), seed)
 }
 
 /// [`choose`] with any budget.

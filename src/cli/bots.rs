@@ -140,7 +140,7 @@ pub fn duel(args: &DuelArgs, mut progress: impl FnMut(u32, &Duel)) -> Result<Due
             let started = Instant::now();
             let m = match player {
                 Side::Bot(level) => {
-                    let mut budget = level.budget_in(&game);
+                    let mut budget = level.budget();
                     budget.playouts = playouts.unwrap_or(budget.playouts);
                     bots::choose_with(&game, budget, seed)
                 }
