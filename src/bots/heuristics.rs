@@ -5,7 +5,7 @@
 //! (every move still comes from `legal_moves` or `legalize`). Torri's and
 //! Pente's are in modules of their own ([`super::torri`], [`super::pente`]).
 
-use crate::rules::board::Bitboard;
+use crate::rules::board::{Bitboard, Square};
 use crate::rules::focus::{Focus, Variant as FocusVariant};
 use crate::rules::gravity::Gravity;
 use crate::rules::huntsmen::Huntsmen;
@@ -93,24 +93,21 @@ impl Heuristics for Neighbours {
     /// Amici the side ahead also gains as its pieces close in on the
     /// other's ([`closing_in`]).
     fn evaluate(&self) -> Scores {
-        let counts = [self.pieces(0).count(), self.pieces(1).count()];
-        let mut scores = two(counts[0], counts[1]).map(|n: f32| n.ln_1p());
-        if self.is_friendly() && counts[0] != counts[1] {
-            let ahead = usize::from(counts[1] > counts[0]);
-            scores[ahead] += MOP_UP * closing_in(self.pieces(ahead as Seat), self.pieces(1 - ahead as Seat));
+        let mut scores = two(self.pieces(0).count(), self.pieces(1).count()).map(|n: f32| n.ln_1p());
+        if let Some(ahead) = friendly_side_ahead(self) {
+            scores[ahead as usize] += MOP_UP * closing_in(self.pieces(ahead), self.pieces(1 - ahead));
         }
         scores
     }
 
-    /// In Vicini Amici with one side ahead, thirty random plies scatter the pieces the
-    /// evaluation looks at, so how close the hunters stand tells nothing
-    /// about the move searched; four plies keep it the search's guide.
+    /// In Vicini Amici with one side ahead, thirty random plies scatter the
+    /// pieces the evaluation looks at, so how close the hunters stand tells
+    /// nothing about the move searched; four plies keep it the search's
+    /// guide.
     fn playout_plies(&self) -> Option<u32> {
-        let counts = [self.pieces(0).count(), self.pieces(1).count()];
-        if self.is_friendly() && counts[0] != counts[1] {
-            Some(4)
-        } else {
-            Self::CUTOFF
+        match friendly_side_ahead(self) {
+            Some(_) => Some(4),
+            None => Self::CUTOFF,
         }
     }
 
@@ -134,25 +131,29 @@ pub(super) const MOP_UP: f32 = 0.15;
 /// material alone does not tell the side ahead to chase them (the mop-up
 /// term of chess engines, which brings the king to the lone king).
 pub(super) fn closing_in(hunters: Bitboard, hunted: Bitboard) -> f32 {
-    let mut total = 0.0;
-    let mut counted = 0;
-    for prey in hunted {
+    let near = |prey: Square| {
         let nearest = hunters
             .map(|hunter| {
-                let files = hunter.file().abs_diff(prey.file());
-                let ranks = hunter.rank().abs_diff(prey.rank());
-                files.max(ranks)
+                hunter
+                    .file()
+                    .abs_diff(prey.file())
+                    .max(hunter.rank().abs_diff(prey.rank()))
             })
             .min()
             .unwrap_or(7);
-        total += f32::from(7 - nearest.min(7)) / 6.0;
-        counted += 1;
+        f32::from(7 - nearest) / 6.0
+    };
+    match hunted.count() {
+        0 => 0.0,
+        n => hunted.map(near).sum::<f32>() / n as f32,
     }
-    if counted == 0 {
-        0.0
-    } else {
-        total / counted as f32
-    }
+}
+
+/// In Vicini Amici, the seat with more pieces; `None` in plain Vicini or
+/// with even material.
+fn friendly_side_ahead(game: &Neighbours) -> Option<Seat> {
+    let (white, black) = (game.pieces(0).count(), game.pieces(1).count());
+    (game.is_friendly() && white != black).then_some(Seat::from(black > white))
 }
 
 impl Heuristics for Huntsmen {
