@@ -65,6 +65,13 @@ pub trait Heuristics: Rules {
         moves
     }
 
+    /// Plies the strongest level reads by minimax ([`super::endgame`])
+    /// instead of sampling, in the endgames where sampling cannot chase;
+    /// `None` (the default) samples.
+    fn endgame_depth(&self) -> Option<u32> {
+        None
+    }
+
     /// Seats sharing `seat`'s result (its team), as a bit set.
     fn team(&self, seat: Seat) -> u8 {
         1 << seat
@@ -117,7 +124,20 @@ impl Heuristics for Neighbours {
     fn reads_wins_in_two(&self) -> bool {
         self.is_friendly()
     }
+
+    /// In Vicini Amici with one side ahead and few pieces left, the side
+    /// ahead has to walk its pieces up to the last pairs, never a step
+    /// where a reply captures: read by minimax.
+    fn endgame_depth(&self) -> Option<u32> {
+        let pieces = self.pieces(0).count() + self.pieces(1).count();
+        (friendly_side_ahead(self).is_some() && pieces <= ENDGAME_PIECES).then_some(ENDGAME_DEPTH)
+    }
 }
+
+/// Pieces on the board, both sides', at most, for a Vicini Amici endgame
+/// read by minimax, and the plies it reads.
+const ENDGAME_PIECES: u32 = 7;
+const ENDGAME_DEPTH: u32 = 9;
 
 /// The weight of [`closing_in`] against the log of the pieces (the gap
 /// between four pieces and two is 0.51): enough to choose among moves the

@@ -8,6 +8,8 @@
 //! - [`heuristics`]: per game, the evaluation of playouts cut off early,
 //!   the moves worth searching and the playout policy.
 //! - [`tactics`]: win in one, and never allow a win in one, at the root.
+//! - [`endgame`]: minimax instead of sampling, for the strongest level in
+//!   the endgames a game names (Vicini Amici's chase of the last pairs).
 //! - [`pente`]: Pente's evaluation, and the strongest level's reading of
 //!   open threes and fours.
 //! - [`torri`]: Torri's evaluation and playouts, which drive a game to its
@@ -16,6 +18,7 @@
 //! The service (`crate::games::bots`) decides when a bot moves and plays its
 //! move like anyone's.
 
+pub mod endgame;
 pub mod heuristics;
 pub mod pente;
 pub mod search;
@@ -70,7 +73,7 @@ impl Level {
             Level::Beginner => "Thinks a little (60 playouts a move) and misses tactics: a first opponent.",
             Level::Intermediate => "600 playouts a move; takes a win in one and stops yours.",
             Level::Strongest => {
-                "4000 playouts a move, with tactics (in Pente also open fours made and open threes stopped): the strongest that answers within a second."
+                "4000 playouts a move, with tactics (in Pente also open fours made and open threes stopped; in a Vicini Amici endgame, minimax nine plies deep): the strongest that answers within a second."
             }
         }
     }
@@ -122,7 +125,8 @@ pub struct Budget {
     /// Whether the root also reads threats two moves deep, in the games
     /// that look for them: takes a win in two ([`Heuristics::reads_wins_in_two`])
     /// and meets the next player's or makes its own
-    /// ([`Heuristics::read_threats`]).
+    /// ([`Heuristics::read_threats`]); and reads by minimax the endgames
+    /// the game names ([`Heuristics::endgame_depth`]).
     pub threats: bool,
 }
 
@@ -160,6 +164,9 @@ fn think<G: Heuristics>(game: &G, budget: Budget, rng: &mut Rng) -> Option<Strin
         }
         moves = tactics::safe_moves(game, moves);
         if budget.threats {
+            if let Some(depth) = game.endgame_depth() {
+                return endgame::best(game, &moves, depth).map(|read| read.best.to_string());
+            }
             if game.reads_wins_in_two() {
                 if let Some(win) = tactics::winning_in_two(game, &moves) {
                     return Some(win.to_string());

@@ -1,7 +1,7 @@
 use super::*;
 use crate::rules::catalogue::GAMES;
 use crate::rules::neighbours::Neighbours;
-use crate::rules::{Bitboard, Rules, Square};
+use crate::rules::{Bitboard, Rules, Seat, Square};
 
 fn pente(moves: &[&str]) -> AnyGame {
     AnyGame::replay("pente", None, moves).expect("a legal line")
@@ -174,33 +174,9 @@ fn vicini_amici_wins_in_two_are_wins_in_two() {
     let mut rng = Rng::new(7);
     let mut found = 0;
     for _ in 0..400 {
-        let mut squares: Vec<u8> = (0..64).collect();
-        let mut pick = |n: usize| {
-            let mut board = Bitboard::EMPTY;
-            for _ in 0..n {
-                let index = squares.swap_remove(rng.below(squares.len()));
-                board.set(Square::from_index(index));
-            }
-            board
-        };
-        let white = pick(3 + found % 2);
-        let black_first = pick(1);
-        let Some(beside) = black_first
-            .into_iter()
-            .next()
-            .and_then(|s| s.offset(1, 0).or(s.offset(-1, 0)))
-        else {
+        let Some(game) = hunts(&mut rng, 3 + found % 2) else {
             continue;
         };
-        if white.contains(beside) {
-            continue;
-        }
-        let mut black = black_first;
-        black.set(beside);
-        let game = Neighbours::with_pieces(true, [white, black], 0);
-        if game.outcome().is_some() {
-            continue;
-        }
         let moves = search::candidates(&game);
         if tactics::winning_move(&game, &moves).is_some() {
             continue;
@@ -226,4 +202,110 @@ fn vicini_amici_wins_in_two_are_wins_in_two() {
         }
     }
     assert!(found > 0, "no win in two among the endgames");
+}
+
+/// Random Vicini Amici endgames: white's `hunters` pieces against black's
+/// pair, white to move.
+fn hunts(rng: &mut Rng, hunters: usize) -> Option<Neighbours> {
+    let mut squares: Vec<u8> = (0..64).collect();
+    let mut white = Bitboard::EMPTY;
+    for _ in 0..hunters {
+        white.set(Square::from_index(squares.swap_remove(rng.below(squares.len()))));
+    }
+    let first = Square::from_index(squares[rng.below(squares.len())]);
+    let beside = first.offset(1, 0).or(first.offset(-1, 0))?;
+    if white.contains(beside) {
+        return None;
+    }
+    let mut black = first.bit();
+    black.set(beside);
+    let game = Neighbours::with_pieces(true, [white, black], 0);
+    game.outcome().is_none().then_some(game)
+}
+
+/// Minimax without pruning or ordering, from the reading's own leaves.
+fn plain_minimax(game: &Neighbours, depth: u32, seat: Seat) -> f32 {
+    if let Some(worth) = endgame::ended(game, seat) {
+        return worth;
+    }
+    if depth == 0 {
+        return endgame::standing(game, seat);
+    }
+    let mut moves = <Neighbours as Rules>::MoveList::default();
+    game.legal_moves(&mut moves);
+    moves
+        .iter()
+        .map(|&m| {
+            let mut next = game.clone();
+            next.play_unchecked(m);
+            -plain_minimax(&next, depth - 1, 1 - seat)
+        })
+        .fold(f32::NEG_INFINITY, f32::max)
+}
+
+#[test]
+fn the_endgame_reading_is_minimax() {
+    let mut rng = Rng::new(11);
+    let mut read = 0;
+    while read < 30 {
+        let Some(game) = hunts(&mut rng, 3) else { continue };
+        read += 1;
+        assert_eq!(endgame::value(&game, 3, 0), plain_minimax(&game, 3, 0), "{game:?}");
+        let found = endgame::best(&game, &search::candidates(&game), 3).expect("a move");
+        // A forced win ends the deepening early.
+        assert!(found.depth == 3 || found.value > 999.0, "{found:?}");
+        assert_eq!(found.value, plain_minimax(&game, found.depth, 0), "{game:?}");
+    }
+}
+
+/// Over random endgames (four against a pair), the reading finds wins no
+/// win in two sees, and each is one: after it, every reply of black's
+/// leaves white a win in one or two.
+#[test]
+fn the_endgame_reading_finds_wins_beyond_two() {
+    let mut rng = Rng::new(5);
+    let mut found = 0;
+    for _ in 0..300 {
+        let Some(game) = hunts(&mut rng, 4) else { continue };
+        let moves = search::candidates(&game);
+        if tactics::winning_move(&game, &moves).is_some() || tactics::winning_in_two(&game, &moves).is_some() {
+            continue;
+        }
+        let read = endgame::best(&game, &moves, 5).expect("a move");
+        if read.value < 999.0 {
+            continue;
+        }
+        found += 1;
+        let mut next = game.clone();
+        next.play_unchecked(read.best);
+        for reply in search::candidates(&next) {
+            let mut after = next.clone();
+            after.play_unchecked(reply);
+            let answers = search::candidates(&after);
+            assert!(
+                after.outcome().is_some_and(|o| o.winners.contains(0))
+                    || tactics::winning_move(&after, &answers).is_some()
+                    || tactics::winning_in_two(&after, &answers).is_some(),
+                "{} then {reply}: no win in two",
+                read.best
+            );
+        }
+    }
+    assert!(found > 0, "no win in three among the endgames");
+}
+
+#[test]
+fn vicini_amici_endgames_of_few_pieces_are_read_by_minimax() {
+    assert_eq!(friendly("f7 g7 h7", "g8 h8", 0).endgame_depth(), Some(9));
+    assert_eq!(
+        friendly("a1 b1 c1 d1 e1", "g8 h8", 0).endgame_depth(),
+        Some(9),
+        "seven pieces"
+    );
+    assert_eq!(friendly("f7 g7", "g8 h8", 0).endgame_depth(), None, "even material");
+    let many = friendly("a1 b1 c1 d1 e1", "g8 h8 a8", 0);
+    assert_eq!(many.endgame_depth(), None, "eight pieces");
+    let ahead = friendly("f7 g7 h7", "g8 h8", 0);
+    let plain = Neighbours::with_pieces(false, [ahead.pieces(0), ahead.pieces(1)], 0);
+    assert_eq!(plain.endgame_depth(), None, "plain Vicini");
 }
