@@ -12,7 +12,6 @@ use super::error::{Error, Result};
 use super::players::{event_list, EventList};
 use super::prefer::{ReturnMinimal, PREFERENCE_APPLIED, RETURN_MINIMAL};
 use super::{params, AppState, Auth, Json, MaybeAuth, Path, Query};
-use crate::clock::TimeControl;
 use crate::domain::{GameStatus, InviteCode};
 use crate::games::{AnswerShape, Lobby, MoveCommand, NewGameCommand};
 use crate::views::{board, record, GameState, GameSummary, MoveRecord, MoveReply};
@@ -33,50 +32,6 @@ pub fn router() -> Router<AppState> {
         .route("/games/{id}/board.txt", get(board_txt))
         .route("/games/{id}/record", get(game_record))
         .route("/games/{id}/events", get(events))
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NewGameRequest {
-    /// Catalogue slug, e.g. `gravity`.
-    #[schema(schema_with = params::game_slug)]
-    pub game: String,
-    /// Variant slug; the game's first variant when absent.
-    #[schema(schema_with = params::optional_variant_slug)]
-    pub variant: Option<String>,
-    /// The creator's seat (0 moves first); 0 when absent.
-    #[schema(maximum = 7)]
-    pub seat: Option<u8>,
-    /// Players invited to the other seats, in seat order (at most 16).
-    #[serde(default)]
-    #[schema(max_items = 16)]
-    pub opponents: Vec<String>,
-    /// Listed and readable by everyone (default) or only by its players.
-    pub public: Option<bool>,
-    /// `{"kind":"none"}` (default), `correspondence` or `live`.
-    pub time_control: Option<TimeControl>,
-    /// Whether the game's end changes ratings (default `true`).
-    pub rated: Option<bool>,
-    /// Only players rated at least this in the variant may take an open seat.
-    pub rating_min: Option<i64>,
-    /// Only players rated at most this in the variant may take an open seat.
-    pub rating_max: Option<i64>,
-}
-
-impl From<NewGameRequest> for NewGameCommand {
-    fn from(request: NewGameRequest) -> NewGameCommand {
-        NewGameCommand {
-            game: request.game,
-            variant: request.variant,
-            seat: request.seat,
-            opponents: request.opponents,
-            public: request.public,
-            time_control: request.time_control,
-            rated: request.rated,
-            rating_min: request.rating_min,
-            rating_max: request.rating_max,
-        }
-    }
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -104,19 +59,19 @@ impl From<MoveRequest> for MoveCommand {
 
 /// Creates a game; the creator sits at `seat`, named opponents are invited,
 /// other seats are open to anyone. It starts when every seat is filled.
-#[utoipa::path(post, path = "/api/v1/games", tag = "games", security(("bearer" = [])), request_body = NewGameRequest,
+#[utoipa::path(post, path = "/api/v1/games", tag = "games", security(("bearer" = [])), request_body = NewGameCommand,
     responses((status = 201, body = GameState), (status = 400), (status = 401), (status = 422)))]
 async fn create(
     State(state): State<AppState>,
     Auth(player): Auth,
-    Json(body): Json<NewGameRequest>,
+    Json(body): Json<NewGameCommand>,
 ) -> Result<(StatusCode, Json<GameState>)> {
     if body.opponents.len() > 16 {
         return Err(Error::unprocessable("too_many_opponents", "at most 16 opponents"));
     }
     Ok((
         StatusCode::CREATED,
-        Json(state.games.create(&player, body.into()).await?),
+        Json(state.games.create(&player, body).await?),
     ))
 }
 
