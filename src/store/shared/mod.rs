@@ -21,28 +21,17 @@ use super::announce::Announcement;
 use super::backend::{Affected, Backend, Decoded, Param};
 use super::rows::{SeatRecord, SEATS_OF_GAME};
 use super::{
-    sql, BotStore, ClockStore, CommitStats, ConditionalStore, Credentials, DeadlineChange, EventRow, GameFilter,
-    GameRecord, GameRow, GameStore, GameUpdate, MailStore, MoveRow, NewGame, NewPlayer, NewVacation, OpenGames, Player,
-    PlayerChange, PlayerStore, RatingStore, Reminder, SeatRow, SessionStore, Store, StoreError, StoreResult,
-    TournamentStore,
+    sql, ClockStore, CommitStats, Credentials, DeadlineChange, EventRow, GameFilter, GameRecord, GameRow, GameStore,
+    GameUpdate, MoveRow, NewGame, NewPlayer, NewVacation, OpenGames, Player, PlayerChange, PlayerStore, Reminder,
+    SeatRow, StoreError, StoreHealth, StoreResult,
 };
 use super::{DeliveryRow, NotifySettings, NotifyStore, Outbox, Settlement, Waiting};
 use crate::domain::GameStatus;
 
 #[async_trait]
-impl<B> Store for B
+impl<B> StoreHealth for B
 where
-    B: Backend
-        + PlayerStore
-        + GameStore
-        + ClockStore
-        + ConditionalStore
-        + NotifyStore
-        + RatingStore
-        + MailStore
-        + TournamentStore
-        + BotStore
-        + SessionStore,
+    B: Backend,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
 {
     fn backend(&self) -> &'static str {
