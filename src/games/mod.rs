@@ -108,12 +108,18 @@ pub struct NewGameCommand {
     pub rating_max: Option<i64>,
 }
 
-/// A move, as a player sends it.
-#[derive(Clone, Debug)]
+// A move, as a player sends it: the body of `POST /games/{id}/moves`, named
+// `MoveRequest` in the API's schemas (a plain comment, so that the
+// document's schema stays as it was).
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = MoveRequest)]
 pub struct MoveCommand {
     /// The move in the game's notation.
+    #[serde(rename = "move")]
     pub notation: String,
-    /// The number of moves the player has seen.
+    /// The number of moves the client has seen.
+    #[schema(minimum = 0)]
     pub ply: i64,
     /// A note to the opponents, kept with the move.
     pub message: Option<String>,

@@ -34,29 +34,6 @@ pub fn router() -> Router<AppState> {
         .route("/games/{id}/events", get(events))
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MoveRequest {
-    /// The move in the game's notation.
-    #[serde(rename = "move")]
-    pub notation: String,
-    /// The number of moves the client has seen.
-    #[schema(minimum = 0)]
-    pub ply: i64,
-    /// A note to the opponents, kept with the move.
-    pub message: Option<String>,
-}
-
-impl From<MoveRequest> for MoveCommand {
-    fn from(request: MoveRequest) -> MoveCommand {
-        MoveCommand {
-            notation: request.notation,
-            ply: request.ply,
-            message: request.message,
-        }
-    }
-}
-
 /// Creates a game; the creator sits at `seat`, named opponents are invited,
 /// other seats are open to anyone. It starts when every seat is filled.
 #[utoipa::path(post, path = "/api/v1/games", tag = "games", security(("bearer" = [])), request_body = NewGameCommand,
@@ -69,10 +46,7 @@ async fn create(
     if body.opponents.len() > 16 {
         return Err(Error::unprocessable("too_many_opponents", "at most 16 opponents"));
     }
-    Ok((
-        StatusCode::CREATED,
-        Json(state.games.create(&player, body).await?),
-    ))
+    Ok((StatusCode::CREATED, Json(state.games.create(&player, body).await?)))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -263,7 +237,7 @@ pub struct MoveQuery {
     params(("id" = i64, Path),
         ("Prefer" = Option<String>, Header, description = "`return=minimal` for the lean answer (RFC 7240); other preferences are ignored"),
         MoveQuery),
-    request_body = MoveRequest,
+    request_body = MoveCommand,
     responses(
         (status = 201, body = MoveReply, description = "the move is committed: the full answer, or the lean one when asked for"),
         (status = 200, body = MoveReply, description = "a retry of a stored move"),
@@ -279,7 +253,7 @@ async fn play(
     Path(id): Path<i64>,
     ReturnMinimal(minimal): ReturnMinimal,
     Query(query): Query<MoveQuery>,
-    Json(body): Json<MoveRequest>,
+    Json(command): Json<MoveCommand>,
 ) -> Result<Response> {
     let shape = if minimal {
         AnswerShape::Lean {
@@ -288,7 +262,7 @@ async fn play(
     } else {
         AnswerShape::Full
     };
-    let answer = state.games.play_as(&player, id, body.into(), shape).await?;
+    let answer = state.games.play_as(&player, id, command, shape).await?;
     let status = if answer.created() {
         StatusCode::CREATED
     } else {

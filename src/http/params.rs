@@ -2,14 +2,16 @@
 //! and the server's enforcement of exactly those: page sizes within their
 //! bounds (else 400, not a silent clamp), the catalogue's game and variant
 //! slugs, the player-name pattern. One definition each, used by the
-//! `IntoParams`/`ToSchema` attributes and by deserialisation alike.
+//! `IntoParams`/`ToSchema` attributes and by deserialisation alike; the
+//! slugs' and the name's schemas are defined beside what they describe
+//! (`domain`, `players::input`), for the services' request types too, and
+//! named here again for the doors.
 
 use serde::{Deserialize, Deserializer};
-use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
-use utoipa::openapi::Object;
 use utoipa::IntoParams;
 
 pub use crate::domain::{game_slug, variant_slug};
+pub use crate::players::input::player_name;
 use crate::rules::catalogue::GAMES;
 
 /// A game's variant in a path: `/…/{game}/{variant}`.
@@ -83,17 +85,6 @@ pub fn valid_name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<S
         }
         other => Ok(other),
     }
-}
-
-/// The schema of a player's name (`PlayerName`'s rule).
-pub fn player_name() -> Object {
-    ObjectBuilder::new()
-        .schema_type(SchemaType::new(Type::String))
-        .description(Some(
-            "1 to 32 letters, digits, `_` or `-`, starting with a letter or digit",
-        ))
-        .pattern(Some(crate::players::NAME_PATTERN))
-        .build()
 }
 
 #[cfg(test)]
