@@ -54,7 +54,6 @@ async fn changed_one<'q, B>(
 where
     B: Backend,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
 {
     let _turn = backend.write_turn().await;
     Ok(write.execute(backend.pool()).await?.rows_affected() == 1)
@@ -67,7 +66,6 @@ impl<B> PlayerStore for B
 where
     B: Backend,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
     for<'q> &'q str: Param<'q, B::DB>,
     for<'q> Option<&'q str>: Param<'q, B::DB>,
     for<'q> i64: Param<'q, B::DB>,
@@ -207,7 +205,6 @@ impl<B> GameStore for B
 where
     B: Backend,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
     for<'q> Option<i64>: Param<'q, B::DB>,
     for<'q> Option<&'q str>: Param<'q, B::DB>,
     for<'q> i64: Param<'q, B::DB>,
@@ -356,7 +353,6 @@ impl<B> ClockStore for B
 where
     B: Backend,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
     for<'q> Option<i64>: Param<'q, B::DB>,
     for<'q> i64: Param<'q, B::DB>,
     for<'q> &'q str: Param<'q, B::DB>,
@@ -482,7 +478,6 @@ impl<B> NotifyStore for B
 where
     B: Backend + PlayerStore,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
     for<'q> Option<i64>: Param<'q, B::DB>,
     for<'q> Option<&'q str>: Param<'q, B::DB>,
     for<'q> i64: Param<'q, B::DB>,
