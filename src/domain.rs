@@ -1,6 +1,8 @@
 //! The vocabulary every layer speaks about games: a [`Seat`] at the table,
-//! a game's [`GameStatus`], a player's [`name_key`], and time as Unix
-//! milliseconds ([`now`], the one place the services read the wall clock).
+//! a game's [`GameStatus`], a player's [`name_key`], time as Unix
+//! milliseconds ([`now`], the one place the services read the wall clock),
+//! and the schemas of the catalogue's slugs ([`game_slug`], [`variant_slug`])
+//! that the service's and the doors' OpenAPI types declare alike.
 //! The store reads and writes them, the service decides with them, the doors
 //! render them; none of them is a bare integer or a string literal outside
 //! (de)serialisation.
@@ -17,9 +19,45 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+use utoipa::openapi::Object;
 use utoipa::ToSchema;
 
 use crate::rules;
+use crate::rules::catalogue::GAMES;
+
+/// The schema of a game's slug: one of the catalogue's.
+pub fn game_slug() -> Object {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::new(Type::String))
+        .description(Some("a game of the catalogue (`GET /api/v1/rules`)"))
+        .enum_values(Some(GAMES.iter().map(|g| g.slug)))
+        .build()
+}
+
+/// The schema of a variant's slug: one of any game's (which game has which
+/// is in `GET /api/v1/rules`; a variant of another game is refused, 422 or
+/// 404 as the operation says).
+pub fn variant_slug() -> Object {
+    let mut slugs: Vec<&str> = GAMES.iter().flat_map(|g| g.variants.iter().map(|v| v.slug)).collect();
+    slugs.sort_unstable();
+    slugs.dedup();
+    ObjectBuilder::new()
+        .schema_type(SchemaType::new(Type::String))
+        .description(Some("a variant of the game (`GET /api/v1/rules`)"))
+        .enum_values(Some(slugs))
+        .build()
+}
+
+/// [`variant_slug`], or `null` (the game's first variant).
+pub fn optional_variant_slug() -> Object {
+    let mut schema = variant_slug();
+    schema.schema_type = SchemaType::from_iter([Type::String, Type::Null]);
+    if let Some(values) = &mut schema.enum_values {
+        values.push(serde_json::Value::Null);
+    }
+    schema
+}
 
 /// Unix time in milliseconds: what every deadline, event and stored row is
 /// measured in.

@@ -47,6 +47,9 @@ mod timing;
 
 use std::sync::Arc;
 
+use serde::Deserialize;
+use utoipa::ToSchema;
+
 pub use chat::Room;
 pub use commit::Progress;
 pub use error::{GameError, GameResult, OfferKind};
@@ -73,33 +76,50 @@ const ATTEMPTS: usize = 4;
 
 pub use crate::domain::now;
 
-/// A new game, as its creator asks for it.
-#[derive(Clone, Debug, Default)]
+// A new game, as its creator asks for it: the body of `POST /games`, named
+// `NewGameRequest` in the API's schemas (a plain comment, so that the
+// document's schema stays as it was, without a description).
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = NewGameRequest)]
 pub struct NewGameCommand {
     /// Catalogue slug, e.g. `gravity`.
+    #[schema(schema_with = crate::domain::game_slug)]
     pub game: String,
     /// Variant slug; the game's first variant when absent.
+    #[schema(schema_with = crate::domain::optional_variant_slug)]
     pub variant: Option<String>,
     /// The creator's seat (0 moves first); 0 when absent.
+    #[schema(maximum = 7)]
     pub seat: Option<u8>,
-    /// Players invited to the other seats, in seat order.
+    /// Players invited to the other seats, in seat order (at most 16).
+    #[serde(default)]
+    #[schema(max_items = 16)]
     pub opponents: Vec<String>,
     /// Listed and readable by everyone (default) or only by its players.
     pub public: Option<bool>,
+    /// `{"kind":"none"}` (default), `correspondence` or `live`.
     pub time_control: Option<TimeControl>,
-    /// Whether its end changes ratings; `true` when absent.
+    /// Whether the game's end changes ratings (default `true`).
     pub rated: Option<bool>,
-    /// Who may take an open seat, by their rating in the variant.
+    /// Only players rated at least this in the variant may take an open seat.
     pub rating_min: Option<i64>,
+    /// Only players rated at most this in the variant may take an open seat.
     pub rating_max: Option<i64>,
 }
 
-/// A move, as a player sends it.
-#[derive(Clone, Debug)]
+// A move, as a player sends it: the body of `POST /games/{id}/moves`, named
+// `MoveRequest` in the API's schemas (a plain comment, so that the
+// document's schema stays as it was).
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = MoveRequest)]
 pub struct MoveCommand {
     /// The move in the game's notation.
+    #[serde(rename = "move")]
     pub notation: String,
-    /// The number of moves the player has seen.
+    /// The number of moves the client has seen.
+    #[schema(minimum = 0)]
     pub ply: i64,
     /// A note to the opponents, kept with the move.
     pub message: Option<String>,

@@ -300,6 +300,8 @@ impl From<TournamentError> for Error {
             }
             T::UnknownGame(_)
             | T::NotTwoPlayer { .. }
+            | T::BadFormat
+            | T::BadStartsAt
             | T::BadName { .. }
             | T::BadTimeControl(_)
             | T::OutOfRange { .. }

@@ -12,7 +12,6 @@ use super::error::{Error, Result};
 use super::players::{event_list, EventList};
 use super::prefer::{ReturnMinimal, PREFERENCE_APPLIED, RETURN_MINIMAL};
 use super::{params, AppState, Auth, Json, MaybeAuth, Path, Query};
-use crate::clock::TimeControl;
 use crate::domain::{GameStatus, InviteCode};
 use crate::games::{AnswerShape, Lobby, MoveCommand, NewGameCommand};
 use crate::views::{board, record, GameState, GameSummary, MoveRecord, MoveReply};
@@ -35,89 +34,19 @@ pub fn router() -> Router<AppState> {
         .route("/games/{id}/events", get(events))
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NewGameRequest {
-    /// Catalogue slug, e.g. `gravity`.
-    #[schema(schema_with = params::game_slug)]
-    pub game: String,
-    /// Variant slug; the game's first variant when absent.
-    #[schema(schema_with = params::optional_variant_slug)]
-    pub variant: Option<String>,
-    /// The creator's seat (0 moves first); 0 when absent.
-    #[schema(maximum = 7)]
-    pub seat: Option<u8>,
-    /// Players invited to the other seats, in seat order (at most 16).
-    #[serde(default)]
-    #[schema(max_items = 16)]
-    pub opponents: Vec<String>,
-    /// Listed and readable by everyone (default) or only by its players.
-    pub public: Option<bool>,
-    /// `{"kind":"none"}` (default), `correspondence` or `live`.
-    pub time_control: Option<TimeControl>,
-    /// Whether the game's end changes ratings (default `true`).
-    pub rated: Option<bool>,
-    /// Only players rated at least this in the variant may take an open seat.
-    pub rating_min: Option<i64>,
-    /// Only players rated at most this in the variant may take an open seat.
-    pub rating_max: Option<i64>,
-}
-
-impl From<NewGameRequest> for NewGameCommand {
-    fn from(request: NewGameRequest) -> NewGameCommand {
-        NewGameCommand {
-            game: request.game,
-            variant: request.variant,
-            seat: request.seat,
-            opponents: request.opponents,
-            public: request.public,
-            time_control: request.time_control,
-            rated: request.rated,
-            rating_min: request.rating_min,
-            rating_max: request.rating_max,
-        }
-    }
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MoveRequest {
-    /// The move in the game's notation.
-    #[serde(rename = "move")]
-    pub notation: String,
-    /// The number of moves the client has seen.
-    #[schema(minimum = 0)]
-    pub ply: i64,
-    /// A note to the opponents, kept with the move.
-    pub message: Option<String>,
-}
-
-impl From<MoveRequest> for MoveCommand {
-    fn from(request: MoveRequest) -> MoveCommand {
-        MoveCommand {
-            notation: request.notation,
-            ply: request.ply,
-            message: request.message,
-        }
-    }
-}
-
 /// Creates a game; the creator sits at `seat`, named opponents are invited,
 /// other seats are open to anyone. It starts when every seat is filled.
-#[utoipa::path(post, path = "/api/v1/games", tag = "games", security(("bearer" = [])), request_body = NewGameRequest,
+#[utoipa::path(post, path = "/api/v1/games", tag = "games", security(("bearer" = [])), request_body = NewGameCommand,
     responses((status = 201, body = GameState), (status = 400), (status = 401), (status = 422)))]
 async fn create(
     State(state): State<AppState>,
     Auth(player): Auth,
-    Json(body): Json<NewGameRequest>,
+    Json(body): Json<NewGameCommand>,
 ) -> Result<(StatusCode, Json<GameState>)> {
     if body.opponents.len() > 16 {
         return Err(Error::unprocessable("too_many_opponents", "at most 16 opponents"));
     }
-    Ok((
-        StatusCode::CREATED,
-        Json(state.games.create(&player, body.into()).await?),
-    ))
+    Ok((StatusCode::CREATED, Json(state.games.create(&player, body).await?)))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -308,7 +237,7 @@ pub struct MoveQuery {
     params(("id" = i64, Path),
         ("Prefer" = Option<String>, Header, description = "`return=minimal` for the lean answer (RFC 7240); other preferences are ignored"),
         MoveQuery),
-    request_body = MoveRequest,
+    request_body = MoveCommand,
     responses(
         (status = 201, body = MoveReply, description = "the move is committed: the full answer, or the lean one when asked for"),
         (status = 200, body = MoveReply, description = "a retry of a stored move"),
@@ -324,7 +253,7 @@ async fn play(
     Path(id): Path<i64>,
     ReturnMinimal(minimal): ReturnMinimal,
     Query(query): Query<MoveQuery>,
-    Json(body): Json<MoveRequest>,
+    Json(command): Json<MoveCommand>,
 ) -> Result<Response> {
     let shape = if minimal {
         AnswerShape::Lean {
@@ -333,7 +262,7 @@ async fn play(
     } else {
         AnswerShape::Full
     };
-    let answer = state.games.play_as(&player, id, body.into(), shape).await?;
+    let answer = state.games.play_as(&player, id, command, shape).await?;
     let status = if answer.created() {
         StatusCode::CREATED
     } else {

@@ -2,13 +2,16 @@
 //! and the server's enforcement of exactly those: page sizes within their
 //! bounds (else 400, not a silent clamp), the catalogue's game and variant
 //! slugs, the player-name pattern. One definition each, used by the
-//! `IntoParams`/`ToSchema` attributes and by deserialisation alike.
+//! `IntoParams`/`ToSchema` attributes and by deserialisation alike; the
+//! slugs' and the name's schemas are defined beside what they describe
+//! (`domain`, `players::input`), for the services' request types too, and
+//! named here again for the doors.
 
 use serde::{Deserialize, Deserializer};
-use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
-use utoipa::openapi::Object;
 use utoipa::IntoParams;
 
+pub use crate::domain::{game_slug, variant_slug};
+pub use crate::players::input::player_name;
 use crate::rules::catalogue::GAMES;
 
 /// A game's variant in a path: `/…/{game}/{variant}`.
@@ -82,50 +85,6 @@ pub fn valid_name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<S
         }
         other => Ok(other),
     }
-}
-
-/// The schema of a game's slug: one of the catalogue's.
-pub fn game_slug() -> Object {
-    ObjectBuilder::new()
-        .schema_type(SchemaType::new(Type::String))
-        .description(Some("a game of the catalogue (`GET /api/v1/rules`)"))
-        .enum_values(Some(GAMES.iter().map(|g| g.slug)))
-        .build()
-}
-
-/// The schema of a variant's slug: one of any game's (which game has which
-/// is in `GET /api/v1/rules`; a variant of another game is refused, 422 or
-/// 404 as the operation says).
-pub fn variant_slug() -> Object {
-    let mut slugs: Vec<&str> = GAMES.iter().flat_map(|g| g.variants.iter().map(|v| v.slug)).collect();
-    slugs.sort_unstable();
-    slugs.dedup();
-    ObjectBuilder::new()
-        .schema_type(SchemaType::new(Type::String))
-        .description(Some("a variant of the game (`GET /api/v1/rules`)"))
-        .enum_values(Some(slugs))
-        .build()
-}
-
-/// [`variant_slug`], or `null` (the game's first variant).
-pub fn optional_variant_slug() -> Object {
-    let mut schema = variant_slug();
-    schema.schema_type = SchemaType::from_iter([Type::String, Type::Null]);
-    if let Some(values) = &mut schema.enum_values {
-        values.push(serde_json::Value::Null);
-    }
-    schema
-}
-
-/// The schema of a player's name (`PlayerName`'s rule).
-pub fn player_name() -> Object {
-    ObjectBuilder::new()
-        .schema_type(SchemaType::new(Type::String))
-        .description(Some(
-            "1 to 32 letters, digits, `_` or `-`, starting with a letter or digit",
-        ))
-        .pattern(Some(crate::players::NAME_PATTERN))
-        .build()
 }
 
 #[cfg(test)]

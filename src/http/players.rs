@@ -30,23 +30,6 @@ pub fn router() -> Router<AppState> {
         .route("/players/{name}", get(profile))
 }
 
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Registration {
-    /// 1 to 32 letters, digits, `_` or `-`; unique regardless of case.
-    #[schema(schema_with = super::params::player_name)]
-    name: String,
-    /// 8 to 128 characters, not too easy to guess (zxcvbn score 3 or
-    /// more, the name not in it): else 422 `weak_password` with the reason.
-    #[schema(min_length = 8, max_length = 128)]
-    password: String,
-    email: Option<String>,
-    /// Declares a bot account: its moves are a program's (BOTS.md). Shown
-    /// wherever the name is; may change only before the first game.
-    #[serde(default)]
-    bot: bool,
-}
-
 #[derive(Serialize, ToSchema)]
 pub struct PlayerJson {
     name: String,
@@ -169,22 +152,16 @@ fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Re
 }
 
 /// Registers a player and opens a session.
-#[utoipa::path(post, path = "/api/v1/players", tag = "players", request_body = Registration,
+#[utoipa::path(post, path = "/api/v1/players", tag = "players", request_body = NewAccount,
     responses((status = 201, body = Session), (status = 400), (status = 409, description = "name taken"), (status = 422),
         (status = 429, description = "too many registrations from this address; see Retry-After")))]
 async fn register(
     State(state): State<AppState>,
     ClientAddress(from): ClientAddress,
     UserAgent(user_agent): UserAgent,
-    Json(body): Json<Registration>,
+    Json(account): Json<NewAccount>,
 ) -> Result<(StatusCode, Json<Session>)> {
-    let account = NewAccount {
-        name: body.name,
-        password: body.password,
-        email: body.email,
-        user_agent,
-        bot: body.bot,
-    };
+    let account = NewAccount { user_agent, ..account };
     let (player, token) = state.players.register(account, from).await?;
     Ok((StatusCode::CREATED, Json(Session::of(&player, token))))
 }

@@ -9,9 +9,8 @@ use axum::Router;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::error::{Error, Result};
+use super::error::Result;
 use super::{AppState, Auth, Json, MaybeAuth, Path, Query};
-use crate::clock::TimeControl;
 use crate::tournaments::{NewTournamentCommand, TournamentFormat, TournamentRow, TournamentStatus, TournamentView};
 use crate::views::timestamp;
 
@@ -24,82 +23,15 @@ pub fn router() -> Router<AppState> {
         .route("/tournaments/{id}/start", post(start))
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NewTournamentRequest {
-    /// 1 to 100 characters.
-    pub name: String,
-    /// Catalogue slug of a two-player game.
-    #[schema(schema_with = super::params::game_slug)]
-    pub game: String,
-    /// Variant slug; the game's first variant when absent.
-    #[schema(schema_with = super::params::optional_variant_slug)]
-    pub variant: Option<String>,
-    /// `round_robin`, `swiss` or `league`.
-    #[schema(value_type = String)]
-    pub format: String,
-    /// A Swiss's rounds, 1 to 50 (default ⌈log₂ players⌉, never more than players − 1).
-    pub rounds: Option<i64>,
-    /// Round robin: every pair plays twice, seats swapped.
-    pub double: Option<bool>,
-    pub time_control: Option<TimeControl>,
-    /// Whether its games change ratings (default `true`).
-    pub rated: Option<bool>,
-    /// 2 to 1000 (a round robin: 2 to 50); the most when absent.
-    pub max_players: Option<i64>,
-    /// At least 2 (default 2): fewer by `starts_at`, and it is cancelled.
-    pub min_players: Option<i64>,
-    /// RFC 3339; the server starts it then (the organiser may start it before).
-    pub starts_at: Option<String>,
-    /// Listed and readable by everyone (default).
-    pub public: Option<bool>,
-    /// A league's group size, 3 to 50 (default 10).
-    pub group_size: Option<i64>,
-}
-
-impl NewTournamentRequest {
-    fn into_command(self) -> Result<NewTournamentCommand> {
-        let format: TournamentFormat = self
-            .format
-            .parse()
-            .map_err(|_| Error::unprocessable("bad_format", "format is one of round_robin, swiss, league"))?;
-        let starts_at = self
-            .starts_at
-            .as_deref()
-            .map(|at| {
-                time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339)
-                    .map(|t| (t.unix_timestamp_nanos() / 1_000_000) as i64)
-                    .map_err(|_| Error::unprocessable("bad_starts_at", "starts_at must be an RFC 3339 time"))
-            })
-            .transpose()?;
-        Ok(NewTournamentCommand {
-            name: self.name,
-            game: self.game,
-            variant: self.variant,
-            format,
-            rounds: self.rounds,
-            double: self.double,
-            time_control: self.time_control,
-            rated: self.rated,
-            max_players: self.max_players,
-            min_players: self.min_players,
-            starts_at,
-            public: self.public,
-            group_size: self.group_size,
-        })
-    }
-}
-
 /// Creates a tournament; the caller organises it (and joins it like anyone).
-#[utoipa::path(post, path = "/api/v1/tournaments", tag = "tournaments", security(("bearer" = [])), request_body = NewTournamentRequest,
+#[utoipa::path(post, path = "/api/v1/tournaments", tag = "tournaments", security(("bearer" = [])), request_body = NewTournamentCommand,
     responses((status = 201, body = TournamentView), (status = 400), (status = 401),
         (status = 422, description = "a bad value, or a game that is not for two players")))]
 async fn create(
     State(state): State<AppState>,
     Auth(player): Auth,
-    Json(body): Json<NewTournamentRequest>,
+    Json(command): Json<NewTournamentCommand>,
 ) -> Result<(StatusCode, Json<TournamentView>)> {
-    let command = body.into_command()?;
     Ok((
         StatusCode::CREATED,
         Json(state.tournaments.create(&player, command).await?),

@@ -15,6 +15,9 @@
 use std::net::IpAddr;
 use std::time::Instant;
 
+use serde::Deserialize;
+use utoipa::ToSchema;
+
 use super::input::{name_key, Email, Password, PlayerName, MAX_PASSWORD_LEN};
 use super::passwords::{dummy_hash, hash_password, verify_password};
 use super::settings::{self, SettingsChange};
@@ -26,16 +29,28 @@ use crate::store::{NewPassword, NewPlayer, NewToken, Player, PlayerChange, Store
 /// Longer names are not looked up: no player has one.
 const MAX_LOOKUP_LEN: usize = 64;
 
-/// A sign-up as the client sent it.
-#[derive(Debug)]
+// A sign-up as the client sent it: the body of `POST /players`, named
+// `Registration` in the API's schemas (a plain comment, so that the
+// document's schema stays as it was), with the client's `User-Agent`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = Registration)]
 pub struct NewAccount {
+    /// 1 to 32 letters, digits, `_` or `-`; unique regardless of case.
+    #[schema(schema_with = super::input::player_name)]
     pub name: String,
+    /// 8 to 128 characters, not too easy to guess (zxcvbn score 3 or
+    /// more, the name not in it): else 422 `weak_password` with the reason.
+    #[schema(min_length = 8, max_length = 128)]
     pub password: String,
     pub email: Option<String>,
-    /// The registering client's, kept with the first session (see
-    /// [`super::user_agent`]).
+    // The registering client's, kept with the first session (see
+    // `super::user_agent`): from the request's header, never the body.
+    #[serde(skip)]
     pub user_agent: Option<String>,
-    /// A bot account.
+    /// Declares a bot account: its moves are a program's (BOTS.md). Shown
+    /// wherever the name is; may change only before the first game.
+    #[serde(default)]
     pub bot: bool,
 }
 

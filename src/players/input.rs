@@ -1,9 +1,13 @@
 //! An account's fields as they enter: a player's name, a password and an
 //! email address, parsed once at the door into types that cannot hold a bad
-//! value (and a password's `Debug` never shows it).
+//! value (and a password's `Debug` never shows it); and the name's rule as
+//! the OpenAPI document declares it ([`player_name`]).
 
 use std::fmt;
 use std::str::FromStr;
+
+use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+use utoipa::openapi::Object;
 
 pub const MAX_NAME_LEN: usize = 32;
 
@@ -14,6 +18,17 @@ pub const MAX_PASSWORD_LEN: usize = 128;
 pub const MAX_EMAIL_LEN: usize = 254;
 
 pub use crate::domain::name_key;
+
+/// The schema of a player's name (`PlayerName`'s rule).
+pub fn player_name() -> Object {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::new(Type::String))
+        .description(Some(
+            "1 to 32 letters, digits, `_` or `-`, starting with a letter or digit",
+        ))
+        .pattern(Some(NAME_PATTERN))
+        .build()
+}
 
 /// A field of an account that is not acceptable as given.
 #[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]

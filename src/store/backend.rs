@@ -7,14 +7,16 @@
 
 use std::future::Future;
 
-use sqlx::{Database, Encode, FromRow, Type};
+use sqlx::{Database, Encode, FromRow, IntoArguments, Type};
 use tokio::sync::{mpsc, MutexGuard};
 
 use super::announce::Announcement;
 use super::group_commit::GroupCommit;
 
 pub trait Backend: Send + Sync + 'static {
-    type DB: Database<QueryResult: Affected>;
+    /// Its database, whose arguments every statement can take (stated here
+    /// once, so that no shared implementation needs to repeat it).
+    type DB: for<'q> Database<QueryResult: Affected, Arguments<'q>: IntoArguments<'q, Self::DB>>;
 
     fn core(&self) -> &Core<Self::DB>;
 

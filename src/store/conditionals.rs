@@ -7,7 +7,7 @@
 //! games service reads them (the service shows a tree to its owner only).
 
 use async_trait::async_trait;
-use sqlx::{Database, Executor, IntoArguments};
+use sqlx::{Database, Executor};
 
 use super::backend::{Backend, Decoded, Param};
 use super::rows::ConditionalRecord;
@@ -25,7 +25,6 @@ impl<B> ConditionalStore for B
 where
     B: Backend,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
     for<'q> i64: Param<'q, B::DB>,
     ConditionalRecord: Decoded<B::DB>,
 {

@@ -71,8 +71,9 @@ pub use sessions::SessionStore;
 pub use sqlite::SqliteStore;
 pub use tournaments::TournamentStore;
 
-/// Everything the service stores, on one backend.
-#[async_trait]
+/// Everything the service stores, on one backend: each backend says it is
+/// one (`impl Store for SqliteStore {}`), which checks that the shared
+/// implementations cover it.
 pub trait Store:
     PlayerStore
     + GameStore
@@ -84,10 +85,16 @@ pub trait Store:
     + TournamentStore
     + BotStore
     + SessionStore
+    + StoreHealth
     + Send
     + Sync
     + 'static
 {
+}
+
+/// Which backend a store is on, and whether it answers.
+#[async_trait]
+pub trait StoreHealth {
     /// Which backend, for logs and metrics.
     fn backend(&self) -> &'static str;
     async fn ping(&self) -> StoreResult<()>;

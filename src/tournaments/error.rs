@@ -15,6 +15,10 @@ pub enum TournamentError {
     /// Tournaments pair two players a game.
     #[error("tournaments are for two-player games; {variant} seats {seats}")]
     NotTwoPlayer { variant: &'static str, seats: usize },
+    #[error("format is one of round_robin, swiss, league")]
+    BadFormat,
+    #[error("starts_at must be an RFC 3339 time")]
+    BadStartsAt,
     #[error("the name must be 1 to {max} characters")]
     BadName { max: usize },
     #[error("{0}")]
@@ -54,6 +58,8 @@ impl TournamentError {
             TournamentError::NotFound(_) => "not_found",
             TournamentError::UnknownGame(_) => "unknown_game",
             TournamentError::NotTwoPlayer { .. } => "not_two_player",
+            TournamentError::BadFormat => "bad_format",
+            TournamentError::BadStartsAt => "bad_starts_at",
             TournamentError::BadName { .. } => "bad_name",
             TournamentError::BadTimeControl(_) => "bad_time_control",
             TournamentError::OutOfRange { .. } => "out_of_range",

@@ -28,6 +28,9 @@ mod view;
 
 use std::sync::Arc;
 
+use serde::Deserialize;
+use utoipa::ToSchema;
+
 /// A tournament's kind, lifecycle and listing row, as the service hands them out.
 pub use crate::store::{TournamentFormat, TournamentRow, TournamentStatus};
 pub use error::{TournamentError, TournamentResult};
@@ -56,25 +59,41 @@ const ATTEMPTS: usize = 8;
 /// How many due tournaments one sweep starts.
 const DUE_BATCH: i64 = 50;
 
-/// A new tournament, as its organiser asks for it.
-#[derive(Clone, Debug)]
+// A new tournament, as its organiser asks for it: the body of
+// `POST /tournaments`, named `NewTournamentRequest` in the API's schemas (a
+// plain comment, so that the document's schema stays as it was). The format
+// and the start come as sent; `validate` parses them with the rest.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = NewTournamentRequest)]
 pub struct NewTournamentCommand {
+    /// 1 to 100 characters.
     pub name: String,
+    /// Catalogue slug of a two-player game.
+    #[schema(schema_with = crate::domain::game_slug)]
     pub game: String,
+    /// Variant slug; the game's first variant when absent.
+    #[schema(schema_with = crate::domain::optional_variant_slug)]
     pub variant: Option<String>,
-    pub format: TournamentFormat,
-    /// A Swiss's rounds; by the field's size when absent.
+    /// `round_robin`, `swiss` or `league`.
+    #[schema(value_type = String)]
+    pub format: String,
+    /// A Swiss's rounds, 1 to 50 (default ⌈log₂ players⌉, never more than players − 1).
     pub rounds: Option<i64>,
-    /// A round robin where every pair plays both seats.
+    /// Round robin: every pair plays twice, seats swapped.
     pub double: Option<bool>,
     pub time_control: Option<TimeControl>,
+    /// Whether its games change ratings (default `true`).
     pub rated: Option<bool>,
+    /// 2 to 1000 (a round robin: 2 to 50); the most when absent.
     pub max_players: Option<i64>,
+    /// At least 2 (default 2): fewer by `starts_at`, and it is cancelled.
     pub min_players: Option<i64>,
-    /// Unix milliseconds.
-    pub starts_at: Option<i64>,
+    /// RFC 3339; the server starts it then (the organiser may start it before).
+    pub starts_at: Option<String>,
+    /// Listed and readable by everyone (default).
     pub public: Option<bool>,
-    /// A league's group size (default 10).
+    /// A league's group size, 3 to 50 (default 10).
     pub group_size: Option<i64>,
 }
 
@@ -294,6 +313,7 @@ impl Tournaments {
 
 /// The command as the store keeps it, or what is wrong with it.
 fn validate(organiser: &Player, c: NewTournamentCommand, now: i64) -> TournamentResult<NewTournament> {
+    let (format, starts_at) = format_and_start(&c)?;
     let name = c.name.trim().to_owned();
     if name.is_empty() || name.chars().count() > MAX_NAME {
         return Err(TournamentError::BadName { max: MAX_NAME });
@@ -313,7 +333,7 @@ fn validate(organiser: &Player, c: NewTournamentCommand, now: i64) -> Tournament
         .unwrap_or_default()
         .validate()
         .map_err(TournamentError::BadTimeControl)?;
-    let cap = match c.format {
+    let cap = match format {
         TournamentFormat::RoundRobin => MAX_ROUND_ROBIN,
         TournamentFormat::Swiss | TournamentFormat::League => MAX_PLAYERS,
     };
@@ -325,15 +345,15 @@ fn validate(organiser: &Player, c: NewTournamentCommand, now: i64) -> Tournament
             max: max_players,
         });
     }
-    let rounds = match c.format {
+    let rounds = match format {
         TournamentFormat::Swiss => in_range("rounds", c.rounds.unwrap_or(0), 0, 50)?,
         TournamentFormat::RoundRobin | TournamentFormat::League => 0,
     };
-    let group_size = match c.format {
+    let group_size = match format {
         TournamentFormat::League => in_range("group_size", c.group_size.unwrap_or(10), 3, 50)?,
         TournamentFormat::RoundRobin | TournamentFormat::Swiss => 0,
     };
-    if let Some(at) = c.starts_at {
+    if let Some(at) = starts_at {
         if at <= now {
             return Err(TournamentError::StartsInPast);
         }
@@ -343,22 +363,37 @@ fn validate(organiser: &Player, c: NewTournamentCommand, now: i64) -> Tournament
         name,
         game: info.slug.to_owned(),
         variant: variant.slug.to_owned(),
-        format: c.format,
+        format,
         rounds,
-        double_rr: c.format == TournamentFormat::RoundRobin && c.double.unwrap_or(false),
+        double_rr: format == TournamentFormat::RoundRobin && c.double.unwrap_or(false),
         group_size,
         time_control: control.to_stored(),
         rated: c.rated.unwrap_or(true),
         public: c.public.unwrap_or(true),
         min_players,
         max_players,
-        starts_at: c.starts_at,
+        starts_at,
     };
     Ok(NewTournament {
         settings,
         organiser_id: organiser.id,
         now,
     })
+}
+
+/// The command's format and start, parsed from their wire spelling.
+fn format_and_start(c: &NewTournamentCommand) -> TournamentResult<(TournamentFormat, Option<i64>)> {
+    let format = c.format.parse().map_err(|_| TournamentError::BadFormat)?;
+    let starts_at = c
+        .starts_at
+        .as_deref()
+        .map(|at| {
+            time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339)
+                .map(|t| (t.unix_timestamp_nanos() / 1_000_000) as i64)
+                .map_err(|_| TournamentError::BadStartsAt)
+        })
+        .transpose()?;
+    Ok((format, starts_at))
 }
 
 fn in_range(field: &'static str, value: i64, min: i64, max: i64) -> TournamentResult<i64> {

@@ -39,12 +39,7 @@ pub fn outcome(stored: &Value, record: Option<&GameRecord>) -> Value {
     view.insert("reason".to_owned(), Value::from(code));
     view.insert("message".to_owned(), Value::from(message));
     if let Some(record) = record {
-        let names: Vec<Value> = map
-            .get("winners")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_i64)
+        let names: Vec<Value> = winner_seats(stored)
             .map(|seat| {
                 record
                     .seats
@@ -57,6 +52,17 @@ pub fn outcome(stored: &Value, record: Option<&GameRecord>) -> Value {
         view.insert("winner_names".to_owned(), Value::Array(names));
     }
     Value::Object(view)
+}
+
+/// The seats an outcome names as winners (stored, or as clients read it):
+/// none when it names none.
+pub fn winner_seats(outcome: &Value) -> impl Iterator<Item = i64> + '_ {
+    outcome
+        .get("winners")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_i64)
 }
 
 /// An event's payload as clients read it: the outcome of a `finished`

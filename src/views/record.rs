@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use super::outcome::winner_seats;
 use super::state::timestamp;
 use crate::domain::{GameStatus, Seat};
 use crate::rules::{Concession, UnknownGame};
@@ -95,22 +96,15 @@ pub fn result_text(record: &GameRecordJson) -> String {
         return format!("unfinished ({})", record.headers.status);
     };
     let reason = result.get("message").and_then(Value::as_str).unwrap_or("");
-    let winners: Vec<&str> = result
-        .get("winners")
-        .and_then(Value::as_array)
-        .map(|w| {
-            w.iter()
-                .filter_map(Value::as_i64)
-                .filter_map(|seat| {
-                    record
-                        .players
-                        .iter()
-                        .find(|p| i64::from(p.seat) == seat)
-                        .map(|p| p.colour)
-                })
-                .collect()
+    let winners: Vec<&str> = winner_seats(result)
+        .filter_map(|seat| {
+            record
+                .players
+                .iter()
+                .find(|p| i64::from(p.seat) == seat)
+                .map(|p| p.colour)
         })
-        .unwrap_or_default();
+        .collect();
     if winners.is_empty() {
         format!("draw ({reason})")
     } else {

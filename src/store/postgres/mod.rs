@@ -44,6 +44,8 @@ impl PgStore {
     }
 }
 
+impl super::Store for PgStore {}
+
 impl Backend for PgStore {
     type DB = sqlx::Postgres;
 

@@ -2,7 +2,7 @@
 //! are.
 
 use async_trait::async_trait;
-use sqlx::{Database, Executor, IntoArguments};
+use sqlx::{Database, Executor};
 
 use super::super::backend::{Backend, Decoded, Param};
 use super::super::bots::NO_PASSWORD;
@@ -14,7 +14,6 @@ impl<B> BotStore for B
 where
     B: Backend,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
     for<'q> &'q str: Param<'q, B::DB>,
     for<'q> i64: Param<'q, B::DB>,
     for<'q> bool: Param<'q, B::DB>,

@@ -2,7 +2,7 @@
 //! databases run as they are.
 
 use async_trait::async_trait;
-use sqlx::{Database, Executor, IntoArguments};
+use sqlx::{Database, Executor};
 
 use super::super::backend::{Affected, Backend, Decoded, Param};
 use super::super::{InboxRow, MailSettlement, MailStore, NewMail, Player, StoreError, StoreResult};
@@ -16,7 +16,6 @@ impl<B> MailStore for B
 where
     B: Backend,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
     for<'q> &'q str: Param<'q, B::DB>,
     for<'q> Option<&'q str>: Param<'q, B::DB>,
     for<'q> &'q [u8]: Param<'q, B::DB>,

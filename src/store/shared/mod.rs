@@ -21,28 +21,17 @@ use super::announce::Announcement;
 use super::backend::{Affected, Backend, Decoded, Param};
 use super::rows::{SeatRecord, SEATS_OF_GAME};
 use super::{
-    sql, BotStore, ClockStore, CommitStats, ConditionalStore, Credentials, DeadlineChange, EventRow, GameFilter,
-    GameRecord, GameRow, GameStore, GameUpdate, MailStore, MoveRow, NewGame, NewPlayer, NewVacation, OpenGames, Player,
-    PlayerChange, PlayerStore, RatingStore, Reminder, SeatRow, SessionStore, Store, StoreError, StoreResult,
-    TournamentStore,
+    sql, ClockStore, CommitStats, Credentials, DeadlineChange, EventRow, GameFilter, GameRecord, GameRow, GameStore,
+    GameUpdate, MoveRow, NewGame, NewPlayer, NewVacation, OpenGames, Player, PlayerChange, PlayerStore, Reminder,
+    SeatRow, StoreError, StoreHealth, StoreResult,
 };
 use super::{DeliveryRow, NotifySettings, NotifyStore, Outbox, Settlement, Waiting};
 use crate::domain::GameStatus;
 
 #[async_trait]
-impl<B> Store for B
+impl<B> StoreHealth for B
 where
-    B: Backend
-        + PlayerStore
-        + GameStore
-        + ClockStore
-        + ConditionalStore
-        + NotifyStore
-        + RatingStore
-        + MailStore
-        + TournamentStore
-        + BotStore
-        + SessionStore,
+    B: Backend,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
 {
     fn backend(&self) -> &'static str {
@@ -65,7 +54,6 @@ async fn changed_one<'q, B>(
 where
     B: Backend,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
 {
     let _turn = backend.write_turn().await;
     Ok(write.execute(backend.pool()).await?.rows_affected() == 1)
@@ -78,7 +66,6 @@ impl<B> PlayerStore for B
 where
     B: Backend,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
     for<'q> &'q str: Param<'q, B::DB>,
     for<'q> Option<&'q str>: Param<'q, B::DB>,
     for<'q> i64: Param<'q, B::DB>,
@@ -218,7 +205,6 @@ impl<B> GameStore for B
 where
     B: Backend,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
     for<'q> Option<i64>: Param<'q, B::DB>,
     for<'q> Option<&'q str>: Param<'q, B::DB>,
     for<'q> i64: Param<'q, B::DB>,
@@ -367,7 +353,6 @@ impl<B> ClockStore for B
 where
     B: Backend,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
     for<'q> Option<i64>: Param<'q, B::DB>,
     for<'q> i64: Param<'q, B::DB>,
     for<'q> &'q str: Param<'q, B::DB>,
@@ -493,7 +478,6 @@ impl<B> NotifyStore for B
 where
     B: Backend + PlayerStore,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
     for<'q> Option<i64>: Param<'q, B::DB>,
     for<'q> Option<&'q str>: Param<'q, B::DB>,
     for<'q> i64: Param<'q, B::DB>,

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
-use sqlx::{Database, Executor, IntoArguments};
+use sqlx::{Database, Executor};
 
 use crate::store::backend::{Backend, Decoded, Param};
 use crate::store::{
@@ -22,7 +22,6 @@ impl<B> RatingStore for B
 where
     B: Backend,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
     for<'q> i64: Param<'q, B::DB>,
     for<'q> f64: Param<'q, B::DB>,
     for<'q> &'q str: Param<'q, B::DB>,

@@ -3,7 +3,7 @@
 //! used when it was opened.
 
 use async_trait::async_trait;
-use sqlx::{Database, Executor, IntoArguments};
+use sqlx::{Database, Executor};
 
 use super::super::backend::{Backend, Decoded, Param};
 use super::super::{NewToken, SessionRow, SessionStore, StoreError, StoreResult, TokenSession};
@@ -13,7 +13,6 @@ impl<B> SessionStore for B
 where
     B: Backend,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
     for<'q> &'q str: Param<'q, B::DB>,
     for<'q> Option<&'q str>: Param<'q, B::DB>,
     for<'q> i64: Param<'q, B::DB>,

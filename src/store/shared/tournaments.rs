@@ -5,7 +5,7 @@
 
 use async_trait::async_trait;
 use serde_json::Value;
-use sqlx::{Database, Executor, IntoArguments};
+use sqlx::{Database, Executor};
 
 use crate::store::backend::{Affected, Backend, Decoded, Param};
 use crate::store::{
@@ -24,7 +24,6 @@ impl<B> TournamentStore for B
 where
     B: Backend,
     for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> <B::DB as Database>::Arguments<'q>: IntoArguments<'q, B::DB>,
     for<'q> i64: Param<'q, B::DB>,
     for<'q> Option<i64>: Param<'q, B::DB>,
     for<'q> bool: Param<'q, B::DB>,

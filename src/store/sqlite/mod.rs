@@ -29,6 +29,8 @@ pub struct SqliteStore {
 #[derive(Clone, Default)]
 struct WriteGate(Arc<Mutex<()>>);
 
+impl super::Store for SqliteStore {}
+
 impl Backend for SqliteStore {
     type DB = sqlx::Sqlite;
 
