@@ -454,24 +454,35 @@ fn insert_game_events(tx: &Transaction, game_id: i64, first_seq: i64, events: &[
     Ok(())
 }
 
+/// Moves a player's event counter on by one (SQLite only: see
+/// [`INSERT_NEXT_PLAYER_EVENT`]).
+const BUMP_PLAYER_EVENT: &str = "UPDATE players SET event_seq = event_seq + 1 WHERE id = ?1";
+
+/// Stores a player event under the number its counter was just moved to.
+/// [`sql::NEXT_PLAYER_EVENT`]'s `RETURNING` is not used here: SQLite
+/// materialises a `RETURNING` into a temporary table, opened, written and
+/// dropped at every execution, which made the counter's statement cost
+/// more than the move's other statements together (callgrind,
+/// BENCHMARKS.md). The writer holds the write lock, so the counter read
+/// back here is the one just moved.
+const INSERT_NEXT_PLAYER_EVENT: &str = "INSERT INTO player_events (player_id, seq, kind, payload, created_at) \
+     SELECT id, event_seq, ?2, ?3, ?4 FROM players WHERE id = ?1";
+
 /// Numbers each player event from its player's counter and stores it, its
 /// payload naming the game (if any).
 fn insert_player_events(tx: &Transaction, game_id: Option<i64>, events: &[PlayerEvent], now: i64) -> ChangeResult<()> {
-    let mut next = tx.prepare_cached(sql::NEXT_PLAYER_EVENT).map_err(store_error)?;
-    let mut insert = tx.prepare_cached(sql::INSERT_PLAYER_EVENT).map_err(store_error)?;
+    let mut bump = tx.prepare_cached(BUMP_PLAYER_EVENT).map_err(store_error)?;
+    let mut insert = tx.prepare_cached(INSERT_NEXT_PLAYER_EVENT).map_err(store_error)?;
     for event in events {
-        let seq: i64 = next
-            .query_row(params![event.player_id], |row| row.get(0))
+        let payload = json(&event.stored_payload(game_id));
+        let bumped = bump.execute(params![event.player_id]).map_err(store_error)?;
+        let inserted = insert
+            .execute(params![event.player_id, event.kind, payload, now])
             .map_err(store_error)?;
-        insert
-            .execute(params![
-                event.player_id,
-                seq,
-                event.kind,
-                json(&event.stored_payload(game_id)),
-                now
-            ])
-            .map_err(store_error)?;
+        if bumped != 1 || inserted != 1 {
+            // No such player: as `RETURNING` finding no row did.
+            return Err(ChangeError::Transaction(rusqlite::Error::QueryReturnedNoRows));
+        }
     }
     Ok(())
 }
