@@ -119,8 +119,14 @@ impl Reading {
         // The replies that look best first, so that alpha-beta cuts early.
         children.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut value = -f32::INFINITY;
-        for (_, next) in &children {
-            let score = -self.negamax(next, depth - 1, -beta, -alpha, 1 - seat);
+        for (looks, next) in &children {
+            let score = if depth == 1 {
+                // A leaf's worth is what its ordering already computed.
+                self.nodes += 1;
+                *looks
+            } else {
+                -self.negamax(next, depth - 1, -beta, -alpha, 1 - seat)
+            };
             value = value.max(score);
             alpha = alpha.max(score);
             if alpha >= beta {
