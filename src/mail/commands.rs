@@ -408,48 +408,26 @@ mod tests {
 
     #[test]
     fn mistakes_say_how_to_write_the_command_and_comments_are_not_commands() {
-        assert_eq!(
-            "move".parse::<Command>(),
-            Err(CommandError::Usage("move <game> <move> [#<ply>]"))
-        );
-        assert_eq!(
-            "move x12 e4".parse::<Command>(),
-            Err(CommandError::Usage("move <game> <move> [#<ply>]"))
-        );
-        assert_eq!(
-            "move 12 #5".parse::<Command>(),
-            Err(CommandError::Usage("move <game> <move> [#<ply>]"))
-        );
-        assert_eq!(
-            "move 12 e4 #-1".parse::<Command>(),
-            Err(CommandError::Usage("move <game> <move> [#<ply>]"))
-        );
-        assert_eq!(
-            "draw 12 perhaps".parse::<Command>(),
-            Err(CommandError::Usage("draw <game> yes|no"))
-        );
-        assert_eq!(
-            "resign 12 now".parse::<Command>(),
-            Err(CommandError::Usage("resign <game>"))
-        );
-        assert_eq!(
-            "vacation forever".parse::<Command>(),
-            Err(CommandError::Usage("vacation <days>"))
-        );
-        assert_eq!(
-            "vacation 0".parse::<Command>(),
-            Err(CommandError::Usage("vacation <days>"))
-        );
+        let mistakes = [
+            ("move", "move <game> <move> [#<ply>]"),
+            ("move x12 e4", "move <game> <move> [#<ply>]"),
+            ("move 12 #5", "move <game> <move> [#<ply>]"),
+            ("move 12 e4 #-1", "move <game> <move> [#<ply>]"),
+            ("draw 12 perhaps", "draw <game> yes|no"),
+            ("resign 12 now", "resign <game>"),
+            ("vacation forever", "vacation <days>"),
+            ("vacation 0", "vacation <days>"),
+            ("games 12", "games"),
+            ("move 0 e4", "move <game> <move> [#<ply>]"),
+        ];
+        for (line, usage) in mistakes {
+            assert_eq!(line.parse::<Command>(), Err(CommandError::Usage(usage)), "{line}");
+        }
         assert!(matches!("challenge".parse::<Command>(), Err(CommandError::Usage(_))));
         assert!(matches!(
             "challenge bob gravity days=x".parse::<Command>(),
             Err(CommandError::Usage(_))
         ));
-        assert_eq!("games 12".parse::<Command>(), Err(CommandError::Usage("games")));
-        assert_eq!(
-            "move 0 e4".parse::<Command>(),
-            Err(CommandError::Usage("move <game> <move> [#<ply>]"))
-        );
         assert_eq!("Nice move!".parse::<Command>(), Err(CommandError::NotACommand));
         assert_eq!("".parse::<Command>(), Err(CommandError::NotACommand));
     }

@@ -791,6 +791,14 @@ mod tests {
         game.stack(sq(square)).to_vec()
     }
 
+    /// Checks that each move is refused, in player terms, with its message.
+    fn assert_refused(game: &mut Focus, refusals: &[(&str, &dyn std::fmt::Display)]) {
+        for (notation, message) in refusals {
+            let refusal = game.play_str(notation).unwrap_err();
+            assert_eq!(refusal.to_string(), message.to_string(), "{notation}");
+        }
+    }
+
     /// Checks every square of the board against a layout drawn rank 8 first.
     fn assert_layout(game: &Focus, rows: [&str; 8], letters: &str) {
         for (row, text) in rows.iter().enumerate() {
@@ -910,40 +918,24 @@ mod tests {
     fn start_of_the_standard_game_is_the_swap_phase() {
         let mut game = Focus::new(Variant::Standard, Limit::Five);
         assert_eq!(game.view().phase, Some("swap"));
-        assert_eq!(
-            game.play_str("c3-c4").unwrap_err().to_string(),
-            Illegal::SwapFirst.to_string()
-        );
-        assert_eq!(
-            game.play_str("+c3").unwrap_err().to_string(),
-            Illegal::SwapFirst.to_string()
-        );
-        // The swap that keeps 180° symmetry with colours exchanged.
-        assert_eq!(
-            game.play_str("b7<>g2").unwrap_err().to_string(),
-            "the swap leaves the board symmetric"
-        );
-        assert_eq!(
-            game.play_str("g2<>b7").unwrap_err().to_string(),
-            "the swap leaves the board symmetric"
-        );
-        // b7 with b2 is the mirror in the ranks, colours exchanged: also refused.
-        assert_eq!(
-            game.play_str("b2<>b7").unwrap_err().to_string(),
-            "the swap leaves the board symmetric"
-        );
-        assert_eq!(
-            game.play_str("b7<>c7").unwrap_err().to_string(),
-            "a swap exchanges a red and a green piece, but b7 and c7 are both red"
-        );
-        assert_eq!(game.play_str("c1<>c3").unwrap_err().to_string(), "c1 is empty");
-        assert_eq!(
-            game.play_str("a1<>c3").unwrap_err().to_string(),
-            "a1 is not a square of this board"
-        );
-        assert_eq!(
-            game.play_str("c3<>c3").unwrap_err().to_string(),
-            "a swap needs two different squares"
+        assert_refused(
+            &mut game,
+            &[
+                ("c3-c4", &Illegal::SwapFirst),
+                ("+c3", &Illegal::SwapFirst),
+                // The swap that keeps 180° symmetry with colours exchanged.
+                ("b7<>g2", &"the swap leaves the board symmetric"),
+                ("g2<>b7", &"the swap leaves the board symmetric"),
+                // b7 with b2 is the mirror in the ranks, colours exchanged: also refused.
+                ("b2<>b7", &"the swap leaves the board symmetric"),
+                (
+                    "b7<>c7",
+                    &"a swap exchanges a red and a green piece, but b7 and c7 are both red",
+                ),
+                ("c1<>c3", &"c1 is empty"),
+                ("a1<>c3", &"a1 is not a square of this board"),
+                ("c3<>c3", &"a swap needs two different squares"),
+            ],
         );
         // 18 × 18 pairs, less the 18 mirror pairs in the ranks and the 18
         // pairs 180° apart: the start is mirror-symmetric in the files, so no
@@ -1019,31 +1011,18 @@ mod tests {
         assert!(!after.occupied.contains(sq("c3")));
         // Errors in player terms.
         let mut game = game;
-        assert_eq!(
-            game.play_str("c3-c7").unwrap_err().to_string(),
-            "a stack of 3 cannot move 4 pieces"
-        );
-        assert_eq!(
-            game.play_str("c4-c5").unwrap_err().to_string(),
-            "c4 holds green's stack"
-        );
-        assert_eq!(game.play_str("e4-e5").unwrap_err().to_string(), "e4 is empty");
-        assert_eq!(
-            game.play_str("c3-d4").unwrap_err().to_string(),
-            "c3-d4 does not go along a rank or a file"
-        );
-        assert_eq!(game.play_str("c3-c3").unwrap_err().to_string(), "c3-c3 does not move");
-        assert_eq!(
-            game.play_str("c3-a1").unwrap_err().to_string(),
-            "a1 is not a square of this board"
-        );
-        assert_eq!(
-            game.play_str("+d4").unwrap_err().to_string(),
-            "red has no pieces in reserve"
-        );
-        assert_eq!(
-            game.play_str("c3<>d3").unwrap_err().to_string(),
-            Illegal::NoSwapNow.to_string()
+        assert_refused(
+            &mut game,
+            &[
+                ("c3-c7", &"a stack of 3 cannot move 4 pieces"),
+                ("c4-c5", &"c4 holds green's stack"),
+                ("e4-e5", &"e4 is empty"),
+                ("c3-d4", &"c3-d4 does not go along a rank or a file"),
+                ("c3-c3", &"c3-c3 does not move"),
+                ("c3-a1", &"a1 is not a square of this board"),
+                ("+d4", &"red has no pieces in reserve"),
+                ("c3<>d3", &Illegal::NoSwapNow),
+            ],
         );
     }
 

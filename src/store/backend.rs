@@ -7,22 +7,28 @@
 
 use std::future::Future;
 
-use sqlx::{Database, Encode, FromRow, IntoArguments, Type};
+use sqlx::{Database, Executor, FromRow};
 use tokio::sync::{mpsc, MutexGuard};
 
 use super::announce::Announcement;
+use super::binding::SharedSql;
 use super::group_commit::GroupCommit;
 
 pub trait Backend: Send + Sync + 'static {
-    /// Its database, whose arguments every statement can take (stated here
-    /// once, so that no shared implementation needs to repeat it).
-    type DB: for<'q> Database<QueryResult: Affected, Arguments<'q>: IntoArguments<'q, Self::DB>>;
+    /// Its database, which binds and runs every shared statement (stated
+    /// here once, so that no shared implementation needs to repeat it).
+    type DB: SharedSql;
 
     fn core(&self) -> &Core<Self::DB>;
 
     /// Readers and the small writes outside the group commit.
     fn pool(&self) -> &sqlx::Pool<Self::DB> {
         &self.core().pool
+    }
+
+    /// The pool, as what runs a statement.
+    fn db(&self) -> impl Executor<'_, Database = Self::DB> {
+        Self::DB::pooled(self.pool())
     }
 
     /// The writer of games and notifications.
@@ -63,12 +69,6 @@ impl Affected for sqlx::postgres::PgQueryResult {
         self.rows_affected()
     }
 }
-
-/// A value the shared statements bind: sqlx's `Encode` and `Type` in one
-/// name, so the implementations' bounds read as a list of what they bind.
-pub trait Param<'q, DB: Database>: Encode<'q, DB> + Type<DB> + Send + 'q {}
-
-impl<'q, DB: Database, T: Encode<'q, DB> + Type<DB> + Send + 'q> Param<'q, DB> for T {}
 
 /// A row the shared statements read.
 pub trait Decoded<DB: Database>: for<'r> FromRow<'r, DB::Row> + Send + Unpin {}

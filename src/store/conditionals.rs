@@ -7,9 +7,9 @@
 //! games service reads them (the service shows a tree to its owner only).
 
 use async_trait::async_trait;
-use sqlx::{Database, Executor};
 
-use super::backend::{Backend, Decoded, Param};
+use super::backend::{Backend, Decoded};
+use super::binding::Statement;
 use super::rows::ConditionalRecord;
 use super::{ConditionalTrees, StoreResult};
 
@@ -24,8 +24,6 @@ pub trait ConditionalStore: Send + Sync {
 impl<B> ConditionalStore for B
 where
     B: Backend,
-    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> i64: Param<'q, B::DB>,
     ConditionalRecord: Decoded<B::DB>,
 {
     async fn conditionals(&self, game_id: i64) -> StoreResult<ConditionalTrees> {
@@ -33,8 +31,8 @@ where
             "SELECT g.conditional_rev AS rev, c.player_id, c.ply, c.lines, c.updated_at FROM games g \
              LEFT JOIN conditionals c ON c.game_id = g.id WHERE g.id = $1 ORDER BY c.player_id",
         )
-        .bind(game_id)
-        .fetch_all(self.pool())
+        .arg(game_id)
+        .fetch_all(self.db())
         .await?;
         ConditionalRecord::gather(rows)
     }

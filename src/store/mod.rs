@@ -6,8 +6,9 @@
 //!
 //! Both databases run the same SQL (numbered `$n` parameters work in both),
 //! so the traits are implemented once, in `shared/`, for every
-//! [`Backend`](backend::Backend), with bounds naming what the statements bind
-//! and read; rows come through `sqlx::FromRow` into the models of
+//! [`Backend`](backend::Backend), whose database binds every type the
+//! statements take (`binding.rs`), with bounds naming the rows they read;
+//! rows come through `sqlx::FromRow` into the models of
 //! `model/` (`rows.rs` where a row is not already a model). What differs
 //! between the backends lives in their own modules, in plain code: `sqlite/`
 //! (connection options, migrations, one writer at a time, the rusqlite
@@ -22,6 +23,7 @@
 
 pub mod announce;
 mod backend;
+mod binding;
 pub mod bots;
 mod clocks;
 mod conditionals;

@@ -6,10 +6,10 @@
 //! [`write_ratings`] the rating changes of a game's end (PostgreSQL's
 //! writer; SQLite's runs the same statements through rusqlite).
 
-use serde_json::Value;
-use sqlx::{Database, Executor, IntoArguments, Transaction};
+use sqlx::Transaction;
 
-use super::backend::{Affected, Decoded, Param};
+use super::backend::{Affected, Decoded};
+use super::binding::{SharedSql, Statement};
 use super::{PlayerEvent, RatingChange, StoreError, StoreResult};
 
 /// Guarded update of a game's row: matches nothing when the game is no
@@ -71,28 +71,23 @@ pub async fn insert_player_events<DB>(
     now: i64,
 ) -> Result<(), sqlx::Error>
 where
-    DB: Database,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
-    for<'q> i64: Param<'q, DB>,
-    for<'q> &'q str: Param<'q, DB>,
-    Value: for<'q> Param<'q, DB>,
+    DB: SharedSql,
     (i64,): Decoded<DB>,
 {
     let mut events: Vec<&PlayerEvent> = events.iter().collect();
     events.sort_by_key(|e| e.player_id);
     for event in events {
         let seq: i64 = sqlx::query_scalar(NEXT_PLAYER_EVENT)
-            .bind(event.player_id)
-            .fetch_one(&mut **tx)
+            .arg(event.player_id)
+            .fetch_one(DB::connected(&mut **tx))
             .await?;
         sqlx::query(INSERT_PLAYER_EVENT)
-            .bind(event.player_id)
-            .bind(seq)
-            .bind(event.kind)
-            .bind(event.stored_payload(game_id))
-            .bind(now)
-            .execute(&mut **tx)
+            .arg(event.player_id)
+            .arg(seq)
+            .arg(event.kind)
+            .arg(event.stored_payload(game_id))
+            .arg(now)
+            .execute(DB::connected(&mut **tx))
             .await?;
     }
     Ok(())
@@ -124,12 +119,7 @@ pub const SET_REMATCH: &str = "UPDATE games SET rematch = $1 WHERE id = $2 AND r
 /// was computed from; the caller rolls back.
 pub async fn write_ratings<DB>(tx: &mut Transaction<'_, DB>, changes: &[RatingChange]) -> StoreResult<()>
 where
-    DB: Database<QueryResult: Affected>,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
-    for<'q> i64: Param<'q, DB>,
-    for<'q> f64: Param<'q, DB>,
-    for<'q> &'q str: Param<'q, DB>,
+    DB: SharedSql,
 {
     let mut changes: Vec<&RatingChange> = changes.iter().collect();
     changes.sort_by_key(|c| c.player_id);
@@ -137,36 +127,36 @@ where
         let (wins, losses, draws) = c.result.counts();
         let moved = if c.number == 1 {
             sqlx::query(INSERT_RATING)
-                .bind(c.player_id)
-                .bind(c.game.as_str())
-                .bind(c.variant.as_str())
-                .bind(c.after.rating)
-                .bind(c.after.rd)
-                .bind(c.after.volatility)
-                .bind(1_i64)
-                .bind(wins)
-                .bind(losses)
-                .bind(draws)
-                .bind(c.played_at)
-                .bind(c.ordinal)
-                .execute(&mut **tx)
+                .arg(c.player_id)
+                .arg(c.game.as_str())
+                .arg(c.variant.as_str())
+                .arg(c.after.rating)
+                .arg(c.after.rd)
+                .arg(c.after.volatility)
+                .arg(1_i64)
+                .arg(wins)
+                .arg(losses)
+                .arg(draws)
+                .arg(c.played_at)
+                .arg(c.ordinal)
+                .execute(DB::connected(&mut **tx))
                 .await
         } else {
             sqlx::query(UPDATE_RATING)
-                .bind(c.after.rating)
-                .bind(c.after.rd)
-                .bind(c.after.volatility)
-                .bind(c.number)
-                .bind(wins)
-                .bind(losses)
-                .bind(draws)
-                .bind(c.played_at)
-                .bind(c.ordinal)
-                .bind(c.player_id)
-                .bind(c.game.as_str())
-                .bind(c.variant.as_str())
-                .bind(c.number - 1)
-                .execute(&mut **tx)
+                .arg(c.after.rating)
+                .arg(c.after.rd)
+                .arg(c.after.volatility)
+                .arg(c.number)
+                .arg(wins)
+                .arg(losses)
+                .arg(draws)
+                .arg(c.played_at)
+                .arg(c.ordinal)
+                .arg(c.player_id)
+                .arg(c.game.as_str())
+                .arg(c.variant.as_str())
+                .arg(c.number - 1)
+                .execute(DB::connected(&mut **tx))
                 .await
         }
         .map_err(StoreError::from_write)?;
@@ -181,29 +171,24 @@ where
 /// Keeps what a game did to a player's rating, inside `tx`.
 pub async fn insert_rating_change<DB>(tx: &mut Transaction<'_, DB>, c: &RatingChange) -> StoreResult<()>
 where
-    DB: Database,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
-    for<'q> i64: Param<'q, DB>,
-    for<'q> f64: Param<'q, DB>,
-    for<'q> &'q str: Param<'q, DB>,
+    DB: SharedSql,
 {
     sqlx::query(INSERT_RATING_CHANGE)
-        .bind(c.game_id)
-        .bind(c.player_id)
-        .bind(c.game.as_str())
-        .bind(c.variant.as_str())
-        .bind(c.number)
-        .bind(c.ordinal)
-        .bind(c.result.as_str())
-        .bind(c.before.rating)
-        .bind(c.before.rd)
-        .bind(c.before.volatility)
-        .bind(c.after.rating)
-        .bind(c.after.rd)
-        .bind(c.after.volatility)
-        .bind(c.played_at)
-        .execute(&mut **tx)
+        .arg(c.game_id)
+        .arg(c.player_id)
+        .arg(c.game.as_str())
+        .arg(c.variant.as_str())
+        .arg(c.number)
+        .arg(c.ordinal)
+        .arg(c.result.as_str())
+        .arg(c.before.rating)
+        .arg(c.before.rd)
+        .arg(c.before.volatility)
+        .arg(c.after.rating)
+        .arg(c.after.rd)
+        .arg(c.after.volatility)
+        .arg(c.played_at)
+        .execute(DB::connected(&mut **tx))
         .await
         .map_err(StoreError::from_write)?;
     Ok(())

@@ -2,9 +2,9 @@
 //! are.
 
 use async_trait::async_trait;
-use sqlx::{Database, Executor};
 
-use super::super::backend::{Backend, Decoded, Param};
+use super::super::backend::{Backend, Decoded};
+use super::super::binding::{SharedSql, Statement};
 use super::super::bots::NO_PASSWORD;
 use super::super::{BotRow, BotStore, NewBot, Player, StoreError, StoreResult};
 use super::PLAYER;
@@ -13,10 +13,6 @@ use super::PLAYER;
 impl<B> BotStore for B
 where
     B: Backend,
-    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> &'q str: Param<'q, B::DB>,
-    for<'q> i64: Param<'q, B::DB>,
-    for<'q> bool: Param<'q, B::DB>,
     Player: Decoded<B::DB>,
     BotRow: Decoded<B::DB>,
 {
@@ -28,12 +24,12 @@ where
                 "INSERT INTO players (name, name_key, email, password_hash, created_at, bot) \
                  VALUES ($1, $2, NULL, $3, $4, $5) ON CONFLICT (name_key) DO NOTHING",
             )
-            .bind(bot.name.as_str())
-            .bind(bot.name_key.as_str())
-            .bind(NO_PASSWORD)
-            .bind(bot.now)
-            .bind(true)
-            .execute(&mut *tx)
+            .arg(bot.name.as_str())
+            .arg(bot.name_key.as_str())
+            .arg(NO_PASSWORD)
+            .arg(bot.now)
+            .arg(true)
+            .execute(B::DB::connected(&mut *tx))
             .await
             .map_err(StoreError::from_write)?;
             // Only an account nobody can sign in to becomes a bot.
@@ -42,19 +38,19 @@ where
                  SELECT id, $2, $3 FROM players WHERE name_key = $1 AND password_hash = $4 \
                  ON CONFLICT (player_id) DO UPDATE SET level = excluded.level",
             )
-            .bind(bot.name_key.as_str())
-            .bind(bot.level.as_str())
-            .bind(bot.now)
-            .bind(NO_PASSWORD)
-            .execute(&mut *tx)
+            .arg(bot.name_key.as_str())
+            .arg(bot.level.as_str())
+            .arg(bot.now)
+            .arg(NO_PASSWORD)
+            .execute(B::DB::connected(&mut *tx))
             .await
             .map_err(StoreError::from_write)?;
             tx.commit().await.map_err(StoreError::from_write)?;
         }
         let query = format!("{PLAYER} WHERE name_key = $1 AND id IN (SELECT player_id FROM bots)");
         Ok(sqlx::query_as(&query)
-            .bind(bot.name_key.as_str())
-            .fetch_optional(self.pool())
+            .arg(bot.name_key.as_str())
+            .fetch_optional(self.db())
             .await?)
     }
 
@@ -63,7 +59,7 @@ where
             "SELECT b.player_id, p.name, b.level FROM bots b JOIN players p ON p.id = b.player_id \
              ORDER BY b.player_id",
         )
-        .fetch_all(self.pool())
+        .fetch_all(self.db())
         .await?)
     }
 }

@@ -2,11 +2,11 @@
 //! databases run as they are.
 
 use async_trait::async_trait;
-use sqlx::{Database, Executor};
 
-use super::super::backend::{Affected, Backend, Decoded, Param};
+use super::super::backend::{Backend, Decoded};
+use super::super::binding::Statement;
 use super::super::{InboxRow, MailSettlement, MailStore, NewMail, Player, StoreError, StoreResult};
-use super::{changed_one, PLAYER};
+use super::{changed_one, written, PLAYER};
 
 const INBOX: &str = "SELECT id, recipient, player_id, envelope_from, message, received_at, status, \
      claimed_until, reply FROM mail_inbox m";
@@ -15,12 +15,6 @@ const INBOX: &str = "SELECT id, recipient, player_id, envelope_from, message, re
 impl<B> MailStore for B
 where
     B: Backend,
-    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> &'q str: Param<'q, B::DB>,
-    for<'q> Option<&'q str>: Param<'q, B::DB>,
-    for<'q> &'q [u8]: Param<'q, B::DB>,
-    for<'q> i64: Param<'q, B::DB>,
-    for<'q> bool: Param<'q, B::DB>,
     Player: Decoded<B::DB>,
     InboxRow: Decoded<B::DB>,
     (String,): Decoded<B::DB>,
@@ -28,30 +22,27 @@ where
 {
     async fn mail_secret(&self, fresh: &str) -> StoreResult<String> {
         {
-            let _turn = self.write_turn().await;
-            sqlx::query("INSERT INTO mail_secret (id, secret) VALUES (1, $1) ON CONFLICT (id) DO NOTHING")
-                .bind(fresh)
-                .execute(self.pool())
-                .await
-                .map_err(StoreError::from_write)?;
+            let insert = sqlx::query("INSERT INTO mail_secret (id, secret) VALUES (1, $1) ON CONFLICT (id) DO NOTHING")
+                .arg(fresh);
+            written(self, insert).await.map_err(StoreError::from_write)?;
         }
         let (secret,): (String,) = sqlx::query_as("SELECT secret FROM mail_secret WHERE id = 1")
-            .fetch_one(self.pool())
+            .fetch_one(self.db())
             .await?;
         Ok(secret)
     }
 
     async fn player_by_mail_key(&self, key: &str) -> StoreResult<Option<Player>> {
         let query = format!("{PLAYER} WHERE mail_key = $1");
-        Ok(sqlx::query_as(&query).bind(key).fetch_optional(self.pool()).await?)
+        Ok(sqlx::query_as(&query).arg(key).fetch_optional(self.db()).await?)
     }
 
     async fn set_mail_key(&self, player_id: i64, fresh: &str, replace: bool) -> StoreResult<Option<String>> {
         if !replace {
             // Reading the profile is no write once the key exists.
             let key: Option<(Option<String>,)> = sqlx::query_as("SELECT mail_key FROM players WHERE id = $1")
-                .bind(player_id)
-                .fetch_optional(self.pool())
+                .arg(player_id)
+                .fetch_optional(self.db())
                 .await?;
             if let Some((Some(key),)) = key {
                 return Ok(Some(key));
@@ -62,33 +53,28 @@ where
             "UPDATE players SET mail_key = CASE WHEN $3 OR mail_key IS NULL THEN $2 ELSE mail_key END \
              WHERE id = $1 RETURNING mail_key",
         )
-        .bind(player_id)
-        .bind(fresh)
-        .bind(replace)
-        .fetch_optional(self.pool())
+        .arg(player_id)
+        .arg(fresh)
+        .arg(replace)
+        .fetch_optional(self.db())
         .await
         .map_err(StoreError::from_write)?;
         Ok(key.and_then(|(key,)| key))
     }
 
     async fn store_mail(&self, mail: NewMail) -> StoreResult<bool> {
-        let _turn = self.write_turn().await;
-        let stored = sqlx::query(
+        let insert = sqlx::query(
             "INSERT INTO mail_inbox (message_key, recipient, player_id, envelope_from, message, \
              received_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) \
              ON CONFLICT (message_key, recipient) DO NOTHING",
         )
-        .bind(mail.message_key.as_str())
-        .bind(mail.recipient.as_str())
-        .bind(mail.player_id)
-        .bind(mail.envelope_from.as_str())
-        .bind(mail.message.as_slice())
-        .bind(mail.now)
-        .execute(self.pool())
-        .await
-        .map_err(StoreError::from_write)?
-        .rows_affected();
-        Ok(stored == 1)
+        .arg(mail.message_key.as_str())
+        .arg(mail.recipient.as_str())
+        .arg(mail.player_id)
+        .arg(mail.envelope_from.as_str())
+        .arg(mail.message.as_slice())
+        .arg(mail.now);
+        Ok(written(self, insert).await.map_err(StoreError::from_write)? == 1)
     }
 
     async fn open_mails(&self, now: i64, received_before: i64, limit: i64) -> StoreResult<Vec<InboxRow>> {
@@ -101,10 +87,10 @@ where
              ORDER BY m.id LIMIT $3"
         );
         Ok(sqlx::query_as(&query)
-            .bind(now)
-            .bind(received_before)
-            .bind(limit)
-            .fetch_all(self.pool())
+            .arg(now)
+            .arg(received_before)
+            .arg(limit)
+            .fetch_all(self.db())
             .await?)
     }
 
@@ -112,27 +98,25 @@ where
         let claim = sqlx::query(
             "UPDATE mail_inbox SET claimed_until = $1 WHERE id = $2 AND status = $3 AND claimed_until = $4",
         )
-        .bind(lease_until)
-        .bind(row.id)
-        .bind(row.status.as_str())
-        .bind(row.claimed_until);
+        .arg(lease_until)
+        .arg(row.id)
+        .arg(row.status.as_str())
+        .arg(row.claimed_until);
         changed_one(self, claim).await
     }
 
     async fn settle_mail(&self, settlement: MailSettlement) -> StoreResult<()> {
-        let _turn = self.write_turn().await;
-        sqlx::query(
+        let settle = sqlx::query(
             "UPDATE mail_inbox SET status = $1, reply = COALESCE($2, reply), outcome = COALESCE($3, outcome), \
              claimed_until = $4, updated_at = $5 WHERE id = $6",
         )
-        .bind(settlement.status)
-        .bind(settlement.reply.as_deref())
-        .bind(settlement.outcome.as_deref())
-        .bind(settlement.claimed_until)
-        .bind(settlement.now)
-        .bind(settlement.id)
-        .execute(self.pool())
-        .await?;
+        .arg(settlement.status)
+        .arg(settlement.reply.as_deref())
+        .arg(settlement.outcome.as_deref())
+        .arg(settlement.claimed_until)
+        .arg(settlement.now)
+        .arg(settlement.id);
+        written(self, settle).await?;
         Ok(())
     }
 }

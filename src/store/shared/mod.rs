@@ -1,9 +1,10 @@
 //! The stores' traits, implemented once for every [`Backend`]: both
 //! databases run these statements as they are (numbered `$n` parameters
-//! work in both). Each implementation's bounds list what its statements
-//! bind and read, so a backend whose driver lacks one fails to compile
-//! rather than to run. Games are read here and written through the
-//! backend's group-commit writer.
+//! work in both). Statements bind their values with `.arg` and run on
+//! `db()` (see `binding.rs`, which states what every statement binds
+//! once); each implementation's bounds list the rows it reads, so a backend
+//! whose driver lacks one fails to compile rather than to run. Games are
+//! read here and written through the backend's group-commit writer.
 
 mod bots;
 mod mail;
@@ -12,13 +13,13 @@ mod sessions;
 mod tournaments;
 
 use async_trait::async_trait;
-use serde_json::Value;
 use sqlx::query::Query;
-use sqlx::{Database, Executor, IntoArguments};
+use sqlx::{Database, Executor};
 use tokio::sync::mpsc;
 
 use super::announce::Announcement;
-use super::backend::{Affected, Backend, Decoded, Param};
+use super::backend::{Affected, Backend, Decoded};
+use super::binding::{SharedSql, Statement};
 use super::rows::{SeatRecord, SEATS_OF_GAME};
 use super::{
     sql, ClockStore, CommitStats, Credentials, DeadlineChange, EventRow, GameFilter, GameRecord, GameRow, GameStore,
@@ -32,31 +33,35 @@ use crate::domain::GameStatus;
 impl<B> StoreHealth for B
 where
     B: Backend,
-    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
 {
     fn backend(&self) -> &'static str {
         self.core().name
     }
 
     async fn ping(&self) -> StoreResult<()> {
-        self.pool().execute("SELECT 1").await?;
+        self.db().execute("SELECT 1").await?;
         Ok(())
     }
 }
 
-/// Runs a guarded write of one row on its own, in this process's turn to
-/// write: `true` when the guard let it through (it changed the row), `false`
-/// when another write came first.
-async fn changed_one<'q, B>(
+/// Runs one write on its own, in this process's turn to write: how many
+/// rows it changed. The error is sqlx's, for the caller to read (a unique
+/// violation means something else in an insert than in a delete).
+async fn written<'q, B: Backend>(
     backend: &B,
     write: Query<'q, B::DB, <B::DB as Database>::Arguments<'q>>,
-) -> StoreResult<bool>
-where
-    B: Backend,
-    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-{
+) -> Result<u64, sqlx::Error> {
     let _turn = backend.write_turn().await;
-    Ok(write.execute(backend.pool()).await?.rows_affected() == 1)
+    Ok(write.execute(backend.db()).await?.rows_affected())
+}
+
+/// Runs a guarded write of one row on its own: `true` when the guard let it
+/// through (it changed the row), `false` when another write came first.
+async fn changed_one<'q, B: Backend>(
+    backend: &B,
+    write: Query<'q, B::DB, <B::DB as Database>::Arguments<'q>>,
+) -> StoreResult<bool> {
+    Ok(written(backend, write).await? == 1)
 }
 
 const PLAYER: &str = "SELECT id, name, email, created_at, bot FROM players";
@@ -65,13 +70,6 @@ const PLAYER: &str = "SELECT id, name, email, created_at, bot FROM players";
 impl<B> PlayerStore for B
 where
     B: Backend,
-    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> &'q str: Param<'q, B::DB>,
-    for<'q> Option<&'q str>: Param<'q, B::DB>,
-    for<'q> i64: Param<'q, B::DB>,
-    for<'q> bool: Param<'q, B::DB>,
-    for<'q> Option<bool>: Param<'q, B::DB>,
-    Option<Value>: for<'q> Param<'q, B::DB>,
     Player: Decoded<B::DB>,
     Credentials: Decoded<B::DB>,
     EventRow: Decoded<B::DB>,
@@ -83,13 +81,13 @@ where
             "INSERT INTO players (name, name_key, email, password_hash, created_at, bot) \
              VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, name, email, created_at, bot",
         )
-        .bind(player.name.as_str())
-        .bind(player.name_key.as_str())
-        .bind(player.email.as_deref())
-        .bind(player.password_hash.as_str())
-        .bind(player.now)
-        .bind(player.bot)
-        .fetch_one(self.pool())
+        .arg(player.name.as_str())
+        .arg(player.name_key.as_str())
+        .arg(player.email.as_deref())
+        .arg(player.password_hash.as_str())
+        .arg(player.now)
+        .arg(player.bot)
+        .fetch_one(self.db())
         .await
         .map_err(StoreError::from_write)
     }
@@ -97,23 +95,20 @@ where
     async fn credentials(&self, name_key: &str) -> StoreResult<Option<Credentials>> {
         Ok(
             sqlx::query_as("SELECT id, name, email, created_at, bot, password_hash FROM players WHERE name_key = $1")
-                .bind(name_key)
-                .fetch_optional(self.pool())
+                .arg(name_key)
+                .fetch_optional(self.db())
                 .await?,
         )
     }
 
     async fn player_by_name(&self, name_key: &str) -> StoreResult<Option<Player>> {
         let query = format!("{PLAYER} WHERE name_key = $1");
-        Ok(sqlx::query_as(&query)
-            .bind(name_key)
-            .fetch_optional(self.pool())
-            .await?)
+        Ok(sqlx::query_as(&query).arg(name_key).fetch_optional(self.db()).await?)
     }
 
     async fn player_by_id(&self, id: i64) -> StoreResult<Option<Player>> {
         let query = format!("{PLAYER} WHERE id = $1");
-        Ok(sqlx::query_as(&query).bind(id).fetch_optional(self.pool()).await?)
+        Ok(sqlx::query_as(&query).arg(id).fetch_optional(self.db()).await?)
     }
 
     async fn update_player(&self, change: PlayerChange) -> StoreResult<Option<Player>> {
@@ -144,22 +139,22 @@ where
              OR NOT EXISTS (SELECT 1 FROM seats WHERE player_id = $1)) \
              RETURNING id, name, email, created_at, bot",
         )
-        .bind(id)
-        .bind(email.is_some())
-        .bind(email.as_ref().and_then(|e| e.as_deref()))
-        .bind(password.as_ref().map(|p| p.hash.as_str()))
-        .bind(settings.notify)
-        .bind(webhook_set)
-        .bind(webhook_url.as_deref())
-        .bind(webhook_secret.as_deref())
-        .bind(settings.digest)
-        .bind(bot)
-        .fetch_optional(&mut *tx)
+        .arg(id)
+        .arg(email.is_some())
+        .arg(email.as_ref().and_then(|e| e.as_deref()))
+        .arg(password.as_ref().map(|p| p.hash.as_str()))
+        .arg(settings.notify)
+        .arg(webhook_set)
+        .arg(webhook_url.as_deref())
+        .arg(webhook_secret.as_deref())
+        .arg(settings.digest)
+        .arg(bot)
+        .fetch_optional(B::DB::connected(&mut *tx))
         .await?;
         if changed.is_none() && bot.is_some() {
             drop(tx);
             let query = format!("{PLAYER} WHERE id = $1");
-            let exists: Option<Player> = sqlx::query_as(&query).bind(id).fetch_optional(self.pool()).await?;
+            let exists: Option<Player> = sqlx::query_as(&query).arg(id).fetch_optional(self.db()).await?;
             return match exists {
                 Some(_) => Err(StoreError::Played),
                 None => Ok(None),
@@ -168,9 +163,9 @@ where
         if let Some(password) = &password {
             // Whoever else held a session may have known the old one.
             sqlx::query("DELETE FROM tokens WHERE player_id = $1 AND token_hash <> $2")
-                .bind(id)
-                .bind(password.kept_token.as_str())
-                .execute(&mut *tx)
+                .arg(id)
+                .arg(password.kept_token.as_str())
+                .execute(B::DB::connected(&mut *tx))
                 .await?;
         }
         tx.commit().await?;
@@ -185,8 +180,8 @@ where
 
     async fn player_event_seq(&self, player_id: i64) -> StoreResult<i64> {
         let seq: Option<i64> = sqlx::query_scalar("SELECT event_seq FROM players WHERE id = $1")
-            .bind(player_id)
-            .fetch_optional(self.pool())
+            .arg(player_id)
+            .fetch_optional(self.db())
             .await?;
         Ok(seq.unwrap_or(0))
     }
@@ -204,11 +199,6 @@ const MOVE: &str = "SELECT m.ply, m.seat, m.player_id, p.name AS player_name, m.
 impl<B> GameStore for B
 where
     B: Backend,
-    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> Option<i64>: Param<'q, B::DB>,
-    for<'q> Option<&'q str>: Param<'q, B::DB>,
-    for<'q> i64: Param<'q, B::DB>,
-    for<'q> &'q str: Param<'q, B::DB>,
     GameRow: Decoded<B::DB>,
     SeatRecord: Decoded<B::DB>,
     MoveRow: Decoded<B::DB>,
@@ -217,7 +207,7 @@ where
 {
     async fn game(&self, id: i64) -> StoreResult<Option<GameRecord>> {
         let query = format!("{GAME} WHERE g.id = $1");
-        let row: Option<GameRow> = sqlx::query_as(&query).bind(id).fetch_optional(self.pool()).await?;
+        let row: Option<GameRow> = sqlx::query_as(&query).arg(id).fetch_optional(self.db()).await?;
         let Some(row) = row else { return Ok(None) };
         let seats = seats(self.pool(), id).await?;
         Ok(Some(GameRecord { row, seats }))
@@ -225,15 +215,15 @@ where
 
     async fn open_games_by(&self, creator: i64) -> StoreResult<OpenGames> {
         let games: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM games WHERE created_by = $1 AND status = 'open'")
-            .bind(creator)
-            .fetch_one(self.pool())
+            .arg(creator)
+            .fetch_one(self.db())
             .await?;
         let invitations: i64 = sqlx::query_scalar(
             "SELECT COUNT(*) FROM seats s JOIN games g ON g.id = s.game_id \
              WHERE g.created_by = $1 AND g.status = 'open' AND s.invitee_id IS NOT NULL AND s.player_id IS NULL",
         )
-        .bind(creator)
-        .fetch_one(self.pool())
+        .arg(creator)
+        .fetch_one(self.db())
         .await?;
         Ok(OpenGames { games, invitations })
     }
@@ -253,14 +243,14 @@ where
              ORDER BY g.id DESC LIMIT $7"
         );
         let rows: Vec<GameRow> = sqlx::query_as(&query)
-            .bind(filter.viewer)
-            .bind(filter.status.map(GameStatus::as_str))
-            .bind(filter.game.as_deref())
-            .bind(filter.player)
-            .bind(filter.turn_of)
-            .bind(filter.before)
-            .bind(filter.limit)
-            .fetch_all(self.pool())
+            .arg(filter.viewer)
+            .arg(filter.status.map(GameStatus::as_str))
+            .arg(filter.game.as_deref())
+            .arg(filter.player)
+            .arg(filter.turn_of)
+            .arg(filter.before)
+            .arg(filter.limit)
+            .fetch_all(self.db())
             .await?;
         let mut games = Vec::with_capacity(rows.len());
         for row in rows {
@@ -273,18 +263,18 @@ where
     async fn moves(&self, game_id: i64, upto: Option<i64>) -> StoreResult<Vec<MoveRow>> {
         let query = format!("{MOVE} WHERE m.game_id = $1 AND ($2 IS NULL OR m.ply <= $2) ORDER BY m.ply");
         Ok(sqlx::query_as(&query)
-            .bind(game_id)
-            .bind(upto)
-            .fetch_all(self.pool())
+            .arg(game_id)
+            .arg(upto)
+            .fetch_all(self.db())
             .await?)
     }
 
     async fn move_at(&self, game_id: i64, ply: i64) -> StoreResult<Option<MoveRow>> {
         let query = format!("{MOVE} WHERE m.game_id = $1 AND m.ply = $2");
         Ok(sqlx::query_as(&query)
-            .bind(game_id)
-            .bind(ply)
-            .fetch_optional(self.pool())
+            .arg(game_id)
+            .arg(ply)
+            .fetch_optional(self.db())
             .await?)
     }
 
@@ -321,30 +311,27 @@ async fn event_page<DB>(
     limit: i64,
 ) -> StoreResult<Vec<EventRow>>
 where
-    DB: Database,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
-    for<'q> i64: Param<'q, DB>,
+    DB: SharedSql,
     EventRow: Decoded<DB>,
 {
     Ok(sqlx::query_as(sql)
-        .bind(owner)
-        .bind(after)
-        .bind(limit)
-        .fetch_all(pool)
+        .arg(owner)
+        .arg(after)
+        .arg(limit)
+        .fetch_all(DB::pooled(pool))
         .await?)
 }
 
 /// The seats of a game, in order.
 async fn seats<DB>(pool: &sqlx::Pool<DB>, game_id: i64) -> StoreResult<Vec<SeatRow>>
 where
-    DB: Database,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
-    for<'q> i64: Param<'q, DB>,
+    DB: SharedSql,
     SeatRecord: Decoded<DB>,
 {
-    let rows: Vec<SeatRecord> = sqlx::query_as(SEATS_OF_GAME).bind(game_id).fetch_all(pool).await?;
+    let rows: Vec<SeatRecord> = sqlx::query_as(SEATS_OF_GAME)
+        .arg(game_id)
+        .fetch_all(DB::pooled(pool))
+        .await?;
     rows.into_iter().map(SeatRow::try_from).collect()
 }
 
@@ -352,11 +339,6 @@ where
 impl<B> ClockStore for B
 where
     B: Backend,
-    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> Option<i64>: Param<'q, B::DB>,
-    for<'q> i64: Param<'q, B::DB>,
-    for<'q> &'q str: Param<'q, B::DB>,
-    Value: for<'q> Param<'q, B::DB>,
     (i64,): Decoded<B::DB>,
     (i64, i64): Decoded<B::DB>,
 {
@@ -365,9 +347,9 @@ where
             "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1 AND status = 'active' \
              ORDER BY deadline LIMIT $2",
         )
-        .bind(now)
-        .bind(limit)
-        .fetch_all(self.pool())
+        .arg(now)
+        .arg(limit)
+        .fetch_all(self.db())
         .await?)
     }
 
@@ -376,9 +358,9 @@ where
             "SELECT id FROM games WHERE reminder_at IS NOT NULL AND reminder_at <= $1 \
              AND status = 'active' ORDER BY reminder_at LIMIT $2",
         )
-        .bind(now)
-        .bind(limit)
-        .fetch_all(self.pool())
+        .arg(now)
+        .arg(limit)
+        .fetch_all(self.db())
         .await?)
     }
 
@@ -392,9 +374,9 @@ where
             "UPDATE games SET reminder_at = NULL WHERE id = $1 AND event_seq = $2 \
              AND reminder_at IS NOT NULL AND status = 'active'",
         )
-        .bind(reminder.game_id)
-        .bind(reminder.expected_seq)
-        .execute(&mut *tx)
+        .arg(reminder.game_id)
+        .arg(reminder.expected_seq)
+        .execute(B::DB::connected(&mut *tx))
         .await?
         .rows_affected();
         if claimed != 1 {
@@ -411,31 +393,28 @@ where
             "UPDATE games SET deadline = $1, reminder_at = $2 WHERE id = $3 AND event_seq = $4 \
              AND status = 'active'",
         )
-        .bind(change.deadline)
-        .bind(change.reminder_at)
-        .bind(change.game_id)
-        .bind(change.expected_seq);
+        .arg(change.deadline)
+        .arg(change.reminder_at)
+        .arg(change.game_id)
+        .arg(change.expected_seq);
         changed_one(self, guarded).await
     }
 
     async fn vacations(&self, player_id: i64) -> StoreResult<Vec<(i64, i64)>> {
         Ok(
             sqlx::query_as("SELECT starts_at, ends_at FROM vacations WHERE player_id = $1 ORDER BY starts_at")
-                .bind(player_id)
-                .fetch_all(self.pool())
+                .arg(player_id)
+                .fetch_all(self.db())
                 .await?,
         )
     }
 
     async fn add_vacation(&self, vacation: NewVacation) -> StoreResult<()> {
-        let _turn = self.write_turn().await;
-        sqlx::query("INSERT INTO vacations (player_id, starts_at, ends_at) VALUES ($1, $2, $3)")
-            .bind(vacation.player_id)
-            .bind(vacation.starts_at)
-            .bind(vacation.ends_at)
-            .execute(self.pool())
-            .await
-            .map_err(StoreError::from_write)?;
+        let insert = sqlx::query("INSERT INTO vacations (player_id, starts_at, ends_at) VALUES ($1, $2, $3)")
+            .arg(vacation.player_id)
+            .arg(vacation.starts_at)
+            .arg(vacation.ends_at);
+        written(self, insert).await.map_err(StoreError::from_write)?;
         Ok(())
     }
 
@@ -443,16 +422,16 @@ where
         let _turn = self.write_turn().await;
         let mut tx = self.pool().begin().await?;
         let cancelled = sqlx::query("DELETE FROM vacations WHERE player_id = $1 AND starts_at >= $2")
-            .bind(player_id)
-            .bind(now)
-            .execute(&mut *tx)
+            .arg(player_id)
+            .arg(now)
+            .execute(B::DB::connected(&mut *tx))
             .await?
             .rows_affected();
         // Cut short, not removed: the clocks stood still until now.
         let ended = sqlx::query("UPDATE vacations SET ends_at = $2 WHERE player_id = $1 AND ends_at > $2")
-            .bind(player_id)
-            .bind(now)
-            .execute(&mut *tx)
+            .arg(player_id)
+            .arg(now)
+            .execute(B::DB::connected(&mut *tx))
             .await?
             .rows_affected();
         tx.commit().await?;
@@ -464,8 +443,8 @@ where
             "SELECT g.id FROM games g JOIN seats s ON s.game_id = g.id AND s.seat = g.to_move \
              WHERE g.status = 'active' AND s.player_id = $1 ORDER BY g.id",
         )
-        .bind(player_id)
-        .fetch_all(self.pool())
+        .arg(player_id)
+        .fetch_all(self.db())
         .await?)
     }
 }
@@ -477,21 +456,14 @@ const DELIVERY: &str = "SELECT id, player_id, event_seq, channel, kind, status, 
 impl<B> NotifyStore for B
 where
     B: Backend + PlayerStore,
-    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> Option<i64>: Param<'q, B::DB>,
-    for<'q> Option<&'q str>: Param<'q, B::DB>,
-    for<'q> i64: Param<'q, B::DB>,
-    for<'q> bool: Param<'q, B::DB>,
-    for<'q> &'q str: Param<'q, B::DB>,
-    Value: for<'q> Param<'q, B::DB>,
     NotifySettings: Decoded<B::DB>,
     Waiting: Decoded<B::DB>,
     DeliveryRow: Decoded<B::DB>,
 {
     async fn notify_settings(&self, player_id: i64) -> StoreResult<NotifySettings> {
         let settings = sqlx::query_as("SELECT notify, webhook_url, webhook_secret, digest FROM players WHERE id = $1")
-            .bind(player_id)
-            .fetch_optional(self.pool())
+            .arg(player_id)
+            .fetch_optional(self.db())
             .await?;
         Ok(settings.unwrap_or_default())
     }
@@ -501,8 +473,8 @@ where
             "SELECT id AS player_id, notify_seq AS cursor, event_seq, email, notify, webhook_url, \
              webhook_secret, digest FROM players WHERE event_seq > notify_seq ORDER BY id LIMIT $1",
         )
-        .bind(limit)
-        .fetch_all(self.pool())
+        .arg(limit)
+        .fetch_all(self.db())
         .await?)
     }
 
@@ -515,11 +487,7 @@ where
         let query = format!(
             "{DELIVERY} WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2"
         );
-        Ok(sqlx::query_as(&query)
-            .bind(now)
-            .bind(limit)
-            .fetch_all(self.pool())
-            .await?)
+        Ok(sqlx::query_as(&query).arg(now).arg(limit).fetch_all(self.db()).await?)
     }
 
     async fn claim_delivery(&self, row: &DeliveryRow, lease_until: i64, now: i64) -> StoreResult<bool> {
@@ -527,37 +495,35 @@ where
             "UPDATE deliveries SET next_attempt_at = $1, attempts = attempts + 1, updated_at = $2 \
              WHERE id = $3 AND status = 'pending' AND attempts = $4 AND next_attempt_at = $5",
         )
-        .bind(lease_until)
-        .bind(now)
-        .bind(row.id)
-        .bind(row.attempts)
-        .bind(row.next_attempt_at);
+        .arg(lease_until)
+        .arg(now)
+        .arg(row.id)
+        .arg(row.attempts)
+        .arg(row.next_attempt_at);
         changed_one(self, claim).await
     }
 
     async fn settle_delivery(&self, settlement: Settlement) -> StoreResult<()> {
-        let _turn = self.write_turn().await;
-        sqlx::query(
+        let settle = sqlx::query(
             "UPDATE deliveries SET status = $1, next_attempt_at = $2, \
              last_error = COALESCE($3, last_error), updated_at = $4 WHERE id = $5",
         )
-        .bind(settlement.status)
-        .bind(settlement.next_attempt_at)
-        .bind(settlement.error.as_deref())
-        .bind(settlement.now)
-        .bind(settlement.id)
-        .execute(self.pool())
-        .await?;
+        .arg(settlement.status)
+        .arg(settlement.next_attempt_at)
+        .arg(settlement.error.as_deref())
+        .arg(settlement.now)
+        .arg(settlement.id);
+        written(self, settle).await?;
         Ok(())
     }
 
     async fn deliveries(&self, player_id: i64, before: Option<i64>, limit: i64) -> StoreResult<Vec<DeliveryRow>> {
         let query = format!("{DELIVERY} WHERE player_id = $1 AND ($2 IS NULL OR id < $2) ORDER BY id DESC LIMIT $3");
         Ok(sqlx::query_as(&query)
-            .bind(player_id)
-            .bind(before)
-            .bind(limit)
-            .fetch_all(self.pool())
+            .arg(player_id)
+            .arg(before)
+            .arg(limit)
+            .fetch_all(self.db())
             .await?)
     }
 

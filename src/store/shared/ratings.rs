@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
-use sqlx::{Database, Executor};
 
-use crate::store::backend::{Backend, Decoded, Param};
+use crate::store::backend::{Backend, Decoded};
+use crate::store::binding::{SharedSql, Statement};
 use crate::store::{
     sql, LeaderboardPage, PlayedGame, RatedGame, RatingChange, RatingPoint, RatingRow, RatingStore, StoreError,
     StoreResult,
@@ -21,10 +21,6 @@ const RATING: &str = "SELECT r.player_id, p.name, p.bot, r.game, r.variant, r.ra
 impl<B> RatingStore for B
 where
     B: Backend,
-    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> i64: Param<'q, B::DB>,
-    for<'q> f64: Param<'q, B::DB>,
-    for<'q> &'q str: Param<'q, B::DB>,
     RatingRow: Decoded<B::DB>,
     RatingPoint: Decoded<B::DB>,
     PlayedGame: Decoded<B::DB>,
@@ -39,10 +35,10 @@ where
         // the same text on both backends.
         for &player in players {
             let row: Option<RatingRow> = sqlx::query_as(&query)
-                .bind(player)
-                .bind(game)
-                .bind(variant)
-                .fetch_optional(self.pool())
+                .arg(player)
+                .arg(game)
+                .arg(variant)
+                .fetch_optional(self.db())
                 .await?;
             rows.extend(row);
         }
@@ -55,23 +51,23 @@ where
              ORDER BY r.rating DESC, r.player_id LIMIT $4 OFFSET $5"
         );
         Ok(sqlx::query_as(&query)
-            .bind(page.game)
-            .bind(page.variant)
-            .bind(page.max_rd)
-            .bind(page.limit)
-            .bind(page.offset)
-            .fetch_all(self.pool())
+            .arg(page.game)
+            .arg(page.variant)
+            .arg(page.max_rd)
+            .arg(page.limit)
+            .arg(page.offset)
+            .fetch_all(self.db())
             .await?)
     }
 
     async fn player_ratings(&self, player_id: i64) -> StoreResult<Vec<RatingRow>> {
         let query = format!("{RATING} WHERE r.player_id = $1 ORDER BY r.game, r.variant");
-        Ok(sqlx::query_as(&query).bind(player_id).fetch_all(self.pool()).await?)
+        Ok(sqlx::query_as(&query).arg(player_id).fetch_all(self.db()).await?)
     }
 
     async fn all_ratings(&self) -> StoreResult<Vec<RatingRow>> {
         let query = format!("{RATING} ORDER BY r.player_id, r.game, r.variant");
-        Ok(sqlx::query_as(&query).fetch_all(self.pool()).await?)
+        Ok(sqlx::query_as(&query).fetch_all(self.db()).await?)
     }
 
     async fn rating_history(&self, player_id: i64, game: &str, variant: &str) -> StoreResult<Vec<RatingPoint>> {
@@ -79,10 +75,10 @@ where
             "SELECT game_id, number, result, rating_before, rd_before, rating_after, rd_after, played_at \
              FROM rating_changes WHERE player_id = $1 AND game = $2 AND variant = $3 ORDER BY number",
         )
-        .bind(player_id)
-        .bind(game)
-        .bind(variant)
-        .fetch_all(self.pool())
+        .arg(player_id)
+        .arg(game)
+        .arg(variant)
+        .fetch_all(self.db())
         .await?)
     }
 
@@ -92,8 +88,8 @@ where
              FROM seats s JOIN games g ON g.id = s.game_id \
              WHERE s.player_id = $1 AND g.status IN ('active', 'finished') ORDER BY g.updated_at, g.id",
         )
-        .bind(player_id)
-        .fetch_all(self.pool())
+        .arg(player_id)
+        .fetch_all(self.db())
         .await?)
     }
 
@@ -106,9 +102,9 @@ where
              WHERE s.player_id = $1 AND g.status IN ('active', 'finished') \
              GROUP BY p.name ORDER BY COUNT(*) DESC, p.name LIMIT $2",
         )
-        .bind(player_id)
-        .bind(limit)
-        .fetch_all(self.pool())
+        .arg(player_id)
+        .arg(limit)
+        .fetch_all(self.db())
         .await?)
     }
 
@@ -120,13 +116,13 @@ where
              WHERE g.status = 'finished' AND g.rated GROUP BY g.id \
              ORDER BY (MAX(c.ordinal) IS NULL), MAX(c.ordinal), ended_at, g.id",
         )
-        .fetch_all(self.pool())
+        .fetch_all(self.db())
         .await?;
         let seats: Vec<(i64, i64, i64)> = sqlx::query_as(
             "SELECT s.game_id, s.seat, s.player_id FROM seats s JOIN games g ON g.id = s.game_id \
              WHERE g.status = 'finished' AND g.rated AND s.player_id IS NOT NULL ORDER BY s.game_id, s.seat",
         )
-        .fetch_all(self.pool())
+        .fetch_all(self.db())
         .await?;
         let mut by_game: HashMap<i64, Vec<(crate::domain::Seat, i64)>> = HashMap::new();
         for (game, seat, player) in seats {
@@ -143,23 +139,27 @@ where
     async fn replace_ratings(&self, ratings: &[RatingRow], changes: &[RatingChange]) -> StoreResult<()> {
         let _turn = self.write_turn().await;
         let mut tx = self.pool().begin().await?;
-        sqlx::query("DELETE FROM rating_changes").execute(&mut *tx).await?;
-        sqlx::query("DELETE FROM ratings").execute(&mut *tx).await?;
+        sqlx::query("DELETE FROM rating_changes")
+            .execute(B::DB::connected(&mut *tx))
+            .await?;
+        sqlx::query("DELETE FROM ratings")
+            .execute(B::DB::connected(&mut *tx))
+            .await?;
         for r in ratings {
             sqlx::query(sql::INSERT_RATING)
-                .bind(r.player_id)
-                .bind(r.game.as_str())
-                .bind(r.variant.as_str())
-                .bind(r.rating)
-                .bind(r.rd)
-                .bind(r.volatility)
-                .bind(r.games)
-                .bind(r.wins)
-                .bind(r.losses)
-                .bind(r.draws)
-                .bind(r.last_played)
-                .bind(r.last_order)
-                .execute(&mut *tx)
+                .arg(r.player_id)
+                .arg(r.game.as_str())
+                .arg(r.variant.as_str())
+                .arg(r.rating)
+                .arg(r.rd)
+                .arg(r.volatility)
+                .arg(r.games)
+                .arg(r.wins)
+                .arg(r.losses)
+                .arg(r.draws)
+                .arg(r.last_played)
+                .arg(r.last_order)
+                .execute(B::DB::connected(&mut *tx))
                 .await
                 .map_err(StoreError::from_write)?;
         }

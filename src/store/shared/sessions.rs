@@ -3,35 +3,29 @@
 //! used when it was opened.
 
 use async_trait::async_trait;
-use sqlx::{Database, Executor};
 
-use super::super::backend::{Backend, Decoded, Param};
+use super::super::backend::{Backend, Decoded};
+use super::super::binding::Statement;
 use super::super::{NewToken, SessionRow, SessionStore, StoreError, StoreResult, TokenSession};
+use super::written;
 
 #[async_trait]
 impl<B> SessionStore for B
 where
     B: Backend,
-    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> &'q str: Param<'q, B::DB>,
-    for<'q> Option<&'q str>: Param<'q, B::DB>,
-    for<'q> i64: Param<'q, B::DB>,
     TokenSession: Decoded<B::DB>,
     SessionRow: Decoded<B::DB>,
 {
     async fn insert_token(&self, token: NewToken) -> StoreResult<()> {
-        let _turn = self.write_turn().await;
-        sqlx::query(
+        let insert = sqlx::query(
             "INSERT INTO tokens (token_hash, player_id, created_at, last_used_at, user_agent) \
              VALUES ($1, $2, $3, $3, $4)",
         )
-        .bind(token.token_hash.as_str())
-        .bind(token.player_id)
-        .bind(token.now)
-        .bind(token.user_agent.as_deref())
-        .execute(self.pool())
-        .await
-        .map_err(StoreError::from_write)?;
+        .arg(token.token_hash.as_str())
+        .arg(token.player_id)
+        .arg(token.now)
+        .arg(token.user_agent.as_deref());
+        written(self, insert).await.map_err(StoreError::from_write)?;
         Ok(())
     }
 
@@ -40,18 +34,16 @@ where
             "SELECT p.id, p.name, p.email, p.created_at, p.bot, COALESCE(t.last_used_at, t.created_at) AS last_used_at \
              FROM tokens t JOIN players p ON p.id = t.player_id WHERE t.token_hash = $1",
         )
-        .bind(token_hash)
-        .fetch_optional(self.pool())
+        .arg(token_hash)
+        .fetch_optional(self.db())
         .await?)
     }
 
     async fn touch_token(&self, token_hash: &str, now: i64) -> StoreResult<()> {
-        let _turn = self.write_turn().await;
-        sqlx::query("UPDATE tokens SET last_used_at = $2 WHERE token_hash = $1")
-            .bind(token_hash)
-            .bind(now)
-            .execute(self.pool())
-            .await?;
+        let touch = sqlx::query("UPDATE tokens SET last_used_at = $2 WHERE token_hash = $1")
+            .arg(token_hash)
+            .arg(now);
+        written(self, touch).await?;
         Ok(())
     }
 
@@ -60,26 +52,26 @@ where
             "SELECT token_hash, created_at, COALESCE(last_used_at, created_at) AS last_used_at, user_agent \
              FROM tokens WHERE player_id = $1 ORDER BY COALESCE(last_used_at, created_at) DESC, created_at DESC",
         )
-        .bind(player_id)
-        .fetch_all(self.pool())
+        .arg(player_id)
+        .fetch_all(self.db())
         .await?)
     }
 
     async fn delete_token(&self, token_hash: &str) -> StoreResult<()> {
-        let _turn = self.write_turn().await;
-        sqlx::query("DELETE FROM tokens WHERE token_hash = $1")
-            .bind(token_hash)
-            .execute(self.pool())
-            .await?;
+        written(
+            self,
+            sqlx::query("DELETE FROM tokens WHERE token_hash = $1").arg(token_hash),
+        )
+        .await?;
         Ok(())
     }
 
     async fn delete_tokens(&self, player_id: i64) -> StoreResult<()> {
-        let _turn = self.write_turn().await;
-        sqlx::query("DELETE FROM tokens WHERE player_id = $1")
-            .bind(player_id)
-            .execute(self.pool())
-            .await?;
+        written(
+            self,
+            sqlx::query("DELETE FROM tokens WHERE player_id = $1").arg(player_id),
+        )
+        .await?;
         Ok(())
     }
 }

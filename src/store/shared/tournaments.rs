@@ -4,10 +4,9 @@
 //! the group-commit writer.
 
 use async_trait::async_trait;
-use serde_json::Value;
-use sqlx::{Database, Executor};
 
-use crate::store::backend::{Affected, Backend, Decoded, Param};
+use crate::store::backend::{Affected, Backend, Decoded};
+use crate::store::binding::{SharedSql, Statement};
 use crate::store::{
     EntrantChange, EntrantRow, Entry, NewTournament, PairingRow, StoreError, StoreResult, TournamentFilter,
     TournamentRecord, TournamentRow, TournamentStep, TournamentStore,
@@ -23,13 +22,6 @@ const TOURNAMENT: &str = "SELECT t.id, t.name, t.game, t.variant, t.format, t.ro
 impl<B> TournamentStore for B
 where
     B: Backend,
-    for<'c> &'c mut <B::DB as Database>::Connection: Executor<'c, Database = B::DB>,
-    for<'q> i64: Param<'q, B::DB>,
-    for<'q> Option<i64>: Param<'q, B::DB>,
-    for<'q> bool: Param<'q, B::DB>,
-    for<'q> &'q str: Param<'q, B::DB>,
-    for<'q> Option<&'q str>: Param<'q, B::DB>,
-    Option<Value>: for<'q> Param<'q, B::DB>,
     TournamentRow: Decoded<B::DB>,
     EntrantRow: Decoded<B::DB>,
     PairingRow: Decoded<B::DB>,
@@ -44,44 +36,44 @@ where
              updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'open', 0, 0, \
              $15, $15) RETURNING id",
         )
-        .bind(settings.name.as_str())
-        .bind(settings.game.as_str())
-        .bind(settings.variant.as_str())
-        .bind(settings.format.as_str())
-        .bind(settings.rounds)
-        .bind(settings.double_rr)
-        .bind(settings.group_size)
-        .bind(settings.time_control.clone())
-        .bind(settings.rated)
-        .bind(settings.public)
-        .bind(settings.min_players)
-        .bind(settings.max_players)
-        .bind(settings.starts_at)
-        .bind(t.organiser_id)
-        .bind(t.now)
-        .fetch_one(self.pool())
+        .arg(settings.name.as_str())
+        .arg(settings.game.as_str())
+        .arg(settings.variant.as_str())
+        .arg(settings.format.as_str())
+        .arg(settings.rounds)
+        .arg(settings.double_rr)
+        .arg(settings.group_size)
+        .arg(settings.time_control.clone())
+        .arg(settings.rated)
+        .arg(settings.public)
+        .arg(settings.min_players)
+        .arg(settings.max_players)
+        .arg(settings.starts_at)
+        .arg(t.organiser_id)
+        .arg(t.now)
+        .fetch_one(self.db())
         .await
         .map_err(StoreError::from_write)
     }
 
     async fn tournament(&self, id: i64) -> StoreResult<Option<TournamentRecord>> {
         let query = format!("{TOURNAMENT} WHERE t.id = $1");
-        let row: Option<TournamentRow> = sqlx::query_as(&query).bind(id).fetch_optional(self.pool()).await?;
+        let row: Option<TournamentRow> = sqlx::query_as(&query).arg(id).fetch_optional(self.db()).await?;
         let Some(row) = row else { return Ok(None) };
         let entrants = sqlx::query_as(
             "SELECT e.player_id, p.name, e.seed, e.joined_at, e.left_at, e.grp FROM tournament_players e \
              JOIN players p ON p.id = e.player_id WHERE e.tournament_id = $1 ORDER BY e.seed",
         )
-        .bind(id)
-        .fetch_all(self.pool())
+        .arg(id)
+        .fetch_all(self.db())
         .await?;
         let pairings = sqlx::query_as(
             "SELECT r.round, r.grp, r.game_id, r.first_id, r.second_id, g.status, g.outcome \
              FROM tournament_pairings r LEFT JOIN games g ON g.id = r.game_id \
              WHERE r.tournament_id = $1 ORDER BY r.round, r.grp, r.id",
         )
-        .bind(id)
-        .fetch_all(self.pool())
+        .arg(id)
+        .fetch_all(self.db())
         .await?;
         Ok(Some(TournamentRecord {
             row,
@@ -97,11 +89,11 @@ where
              AND ($2 IS NULL OR t.status = $2) AND ($3 IS NULL OR t.game = $3) ORDER BY t.id DESC LIMIT $4"
         );
         Ok(sqlx::query_as(&query)
-            .bind(filter.viewer)
-            .bind(filter.status.map(|s| s.as_str()))
-            .bind(filter.game.as_deref())
-            .bind(filter.limit)
-            .fetch_all(self.pool())
+            .arg(filter.viewer)
+            .arg(filter.status.map(|s| s.as_str()))
+            .arg(filter.game.as_deref())
+            .arg(filter.limit)
+            .fetch_all(self.db())
             .await?)
     }
 
@@ -110,10 +102,10 @@ where
         let mut tx = self.pool().begin().await?;
         // The guard first: it locks the tournament's row.
         let moved = sqlx::query("UPDATE tournaments SET rev = rev + 1, updated_at = $1 WHERE id = $2 AND rev = $3")
-            .bind(change.now)
-            .bind(change.tournament_id)
-            .bind(change.expected_rev)
-            .execute(&mut *tx)
+            .arg(change.now)
+            .arg(change.tournament_id)
+            .arg(change.expected_rev)
+            .execute(B::DB::connected(&mut *tx))
             .await?
             .rows_affected();
         if moved != 1 {
@@ -123,22 +115,25 @@ where
             Entry::Join { seed } => sqlx::query(
                 "INSERT INTO tournament_players (tournament_id, player_id, seed, joined_at) VALUES ($1, $2, $3, $4)",
             )
-            .bind(change.tournament_id)
-            .bind(change.player_id)
-            .bind(seed)
-            .bind(change.now),
+            .arg(change.tournament_id)
+            .arg(change.player_id)
+            .arg(seed)
+            .arg(change.now),
             Entry::Remove => sqlx::query("DELETE FROM tournament_players WHERE tournament_id = $1 AND player_id = $2")
-                .bind(change.tournament_id)
-                .bind(change.player_id),
+                .arg(change.tournament_id)
+                .arg(change.player_id),
             Entry::Withdraw => sqlx::query(
                 "UPDATE tournament_players SET left_at = $3 WHERE tournament_id = $1 AND player_id = $2 \
                  AND left_at IS NULL",
             )
-            .bind(change.tournament_id)
-            .bind(change.player_id)
-            .bind(change.now),
+            .arg(change.tournament_id)
+            .arg(change.player_id)
+            .arg(change.now),
         };
-        statement.execute(&mut *tx).await.map_err(StoreError::from_write)?;
+        statement
+            .execute(B::DB::connected(&mut *tx))
+            .await
+            .map_err(StoreError::from_write)?;
         tx.commit().await?;
         Ok(true)
     }
@@ -146,8 +141,8 @@ where
     async fn tournament_of_game(&self, game_id: i64) -> StoreResult<Option<i64>> {
         Ok(
             sqlx::query_scalar("SELECT tournament_id FROM tournament_pairings WHERE game_id = $1")
-                .bind(game_id)
-                .fetch_optional(self.pool())
+                .arg(game_id)
+                .fetch_optional(self.db())
                 .await?,
         )
     }
@@ -157,9 +152,9 @@ where
             "SELECT id FROM tournaments WHERE status = 'open' AND starts_at IS NOT NULL AND starts_at <= $1 \
              ORDER BY starts_at LIMIT $2",
         )
-        .bind(now)
-        .bind(limit)
-        .fetch_all(self.pool())
+        .arg(now)
+        .arg(limit)
+        .fetch_all(self.db())
         .await?)
     }
 

@@ -165,6 +165,20 @@ fn execute(tx: &Transaction, statement: &str, params: impl rusqlite::Params) -> 
         .map_err(store_error)
 }
 
+/// Runs one guarded statement of the change, which must change exactly one
+/// row: `refused` (the change fails alone) when its guard matched nothing.
+fn execute_one(
+    tx: &Transaction,
+    statement: &str,
+    params: impl rusqlite::Params,
+    refused: StoreError,
+) -> ChangeResult<()> {
+    match execute(tx, statement, params)? {
+        1 => Ok(()),
+        _ => Err(ChangeError::Own(refused)),
+    }
+}
+
 /// JSON columns hold text, as sqlx writes them.
 fn json(value: &Value) -> String {
     value.to_string()
@@ -239,10 +253,7 @@ fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
             .map_err(store_error)?;
     }
     if let Some(original) = game.rematch_of {
-        let marked = execute(tx, sql::SET_REMATCH, params![id, original])?;
-        if marked != 1 {
-            return Err(ChangeError::Own(StoreError::Conflict));
-        }
+        execute_one(tx, sql::SET_REMATCH, params![id, original], StoreError::Conflict)?;
     }
     insert_game_events(tx, id, 1, &game.events, game.now)?;
     insert_player_events(tx, Some(id), &game.player_events, game.now)?;
@@ -278,10 +289,12 @@ fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
         return Ok(false);
     }
     for (seat, player) in &update.sit {
-        let sat = execute(tx, sql::SIT, params![player, update.id, i64::from(*seat)])?;
-        if sat != 1 {
-            return Err(ChangeError::Own(StoreError::Conflict));
-        }
+        execute_one(
+            tx,
+            sql::SIT,
+            params![player, update.id, i64::from(*seat)],
+            StoreError::Conflict,
+        )?;
     }
     if let Some(ply) = update.delete_move {
         execute(tx, sql::DELETE_MOVE, params![update.id, ply])?;
@@ -319,7 +332,7 @@ fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
 /// The change fails alone, with [`StoreError::TournamentMoved`], when the
 /// tournament is no longer at the step's revision.
 fn step_tournament(tx: &Transaction, step: &TournamentStep) -> ChangeResult<()> {
-    let moved = execute(
+    execute_one(
         tx,
         sql::STEP_TOURNAMENT,
         params![
@@ -329,10 +342,8 @@ fn step_tournament(tx: &Transaction, step: &TournamentStep) -> ChangeResult<()> 
             step.tournament_id,
             step.expected_rev
         ],
+        StoreError::TournamentMoved,
     )?;
-    if moved != 1 {
-        return Err(ChangeError::Own(StoreError::TournamentMoved));
-    }
     for pairing in &step.pairings {
         let game_id = match &pairing.game {
             Some(game) => Some(create(tx, game)?),

@@ -1,0 +1,198 @@
+//! What the shared statements ask of a database, said once: every type of
+//! value they bind, and running them on a pool or in a transaction.
+//!
+//! Rust implies a trait's bounds on its associated types but not a bound
+//! whose subject is another type (`i64: Encode<'q, DB>`): such a bound, put
+//! on a trait, would have to be repeated wherever the trait is used. So
+//! [`SharedSql`] is implemented once, for every database that has them all,
+//! and its methods do the binding and the executing; code that holds a
+//! `DB: SharedSql` binds with [`Statement::arg`] and runs on
+//! [`SharedSql::pooled`] or [`SharedSql::connected`] without naming a bound.
+//! A backend whose driver lacks one of these types fails to compile where it
+//! declares its database.
+
+use serde_json::Value;
+use sqlx::query::{Query, QueryAs, QueryScalar};
+use sqlx::{Database, Encode, Executor, IntoArguments, Pool, Type};
+
+use super::backend::Affected;
+
+/// A value sqlx's statements of `DB` can bind as it is.
+pub trait Param<'q, DB: Database>: Encode<'q, DB> + Type<DB> + Send + 'q {}
+
+impl<'q, DB: Database, T: Encode<'q, DB> + Type<DB> + Send + 'q> Param<'q, DB> for T {}
+
+/// A database the shared statements run on. One method a type of
+/// parameter, since each needs its own `Encode` bound, which only the
+/// implementation below can state.
+pub trait SharedSql: for<'q> Database<QueryResult: Affected, Arguments<'q>: IntoArguments<'q, Self>> {
+    fn bind_i64<'q, S: Statement<'q, Self>>(statement: S, value: i64) -> S;
+    fn bind_opt_i64<'q, S: Statement<'q, Self>>(statement: S, value: Option<i64>) -> S;
+    fn bind_f64<'q, S: Statement<'q, Self>>(statement: S, value: f64) -> S;
+    fn bind_bool<'q, S: Statement<'q, Self>>(statement: S, value: bool) -> S;
+    fn bind_opt_bool<'q, S: Statement<'q, Self>>(statement: S, value: Option<bool>) -> S;
+    fn bind_str<'q, S: Statement<'q, Self>>(statement: S, value: &'q str) -> S;
+    fn bind_opt_str<'q, S: Statement<'q, Self>>(statement: S, value: Option<&'q str>) -> S;
+    fn bind_bytes<'q, S: Statement<'q, Self>>(statement: S, value: &'q [u8]) -> S;
+    fn bind_json<'q, S: Statement<'q, Self>>(statement: S, value: Value) -> S;
+    fn bind_opt_json<'q, S: Statement<'q, Self>>(statement: S, value: Option<Value>) -> S;
+
+    /// The pool, as what runs a statement.
+    fn pooled(pool: &Pool<Self>) -> impl Executor<'_, Database = Self>;
+
+    /// A connection (a transaction's), as what runs a statement.
+    fn connected(connection: &mut Self::Connection) -> impl Executor<'_, Database = Self>;
+}
+
+impl<DB> SharedSql for DB
+where
+    DB: for<'q> Database<QueryResult: Affected, Arguments<'q>: IntoArguments<'q, DB>>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> i64: Param<'q, DB>,
+    for<'q> Option<i64>: Param<'q, DB>,
+    for<'q> f64: Param<'q, DB>,
+    for<'q> bool: Param<'q, DB>,
+    for<'q> Option<bool>: Param<'q, DB>,
+    for<'q> &'q str: Param<'q, DB>,
+    for<'q> Option<&'q str>: Param<'q, DB>,
+    for<'q> &'q [u8]: Param<'q, DB>,
+    Value: for<'q> Param<'q, DB>,
+    Option<Value>: for<'q> Param<'q, DB>,
+{
+    fn bind_i64<'q, S: Statement<'q, Self>>(statement: S, value: i64) -> S {
+        statement.bind_param(value)
+    }
+    fn bind_opt_i64<'q, S: Statement<'q, Self>>(statement: S, value: Option<i64>) -> S {
+        statement.bind_param(value)
+    }
+    fn bind_f64<'q, S: Statement<'q, Self>>(statement: S, value: f64) -> S {
+        statement.bind_param(value)
+    }
+    fn bind_bool<'q, S: Statement<'q, Self>>(statement: S, value: bool) -> S {
+        statement.bind_param(value)
+    }
+    fn bind_opt_bool<'q, S: Statement<'q, Self>>(statement: S, value: Option<bool>) -> S {
+        statement.bind_param(value)
+    }
+    fn bind_str<'q, S: Statement<'q, Self>>(statement: S, value: &'q str) -> S {
+        statement.bind_param(value)
+    }
+    fn bind_opt_str<'q, S: Statement<'q, Self>>(statement: S, value: Option<&'q str>) -> S {
+        statement.bind_param(value)
+    }
+    fn bind_bytes<'q, S: Statement<'q, Self>>(statement: S, value: &'q [u8]) -> S {
+        statement.bind_param(value)
+    }
+    fn bind_json<'q, S: Statement<'q, Self>>(statement: S, value: Value) -> S {
+        statement.bind_param(value)
+    }
+    fn bind_opt_json<'q, S: Statement<'q, Self>>(statement: S, value: Option<Value>) -> S {
+        statement.bind_param(value)
+    }
+
+    fn pooled(pool: &Pool<Self>) -> impl Executor<'_, Database = Self> {
+        pool
+    }
+
+    fn connected(connection: &mut Self::Connection) -> impl Executor<'_, Database = Self> {
+        connection
+    }
+}
+
+/// A statement that takes parameters: sqlx's three kinds of query.
+pub trait Statement<'q, DB: Database>: Sized {
+    /// sqlx's own `bind`, for a type whose bound is known.
+    fn bind_param<T: Param<'q, DB>>(self, value: T) -> Self;
+
+    /// Binds the next parameter, of any type the shared statements take.
+    fn arg(self, value: impl Arg<'q, DB>) -> Self
+    where
+        DB: SharedSql,
+    {
+        value.bind_to(self)
+    }
+}
+
+impl<'q, DB: Database> Statement<'q, DB> for Query<'q, DB, DB::Arguments<'q>> {
+    fn bind_param<T: Param<'q, DB>>(self, value: T) -> Self {
+        self.bind(value)
+    }
+}
+
+impl<'q, DB: Database, O> Statement<'q, DB> for QueryAs<'q, DB, O, DB::Arguments<'q>> {
+    fn bind_param<T: Param<'q, DB>>(self, value: T) -> Self {
+        self.bind(value)
+    }
+}
+
+impl<'q, DB: Database, O> Statement<'q, DB> for QueryScalar<'q, DB, O, DB::Arguments<'q>> {
+    fn bind_param<T: Param<'q, DB>>(self, value: T) -> Self {
+        self.bind(value)
+    }
+}
+
+/// A value of a type the shared statements bind, by its method of
+/// [`SharedSql`].
+pub trait Arg<'q, DB: SharedSql> {
+    fn bind_to<S: Statement<'q, DB>>(self, statement: S) -> S;
+}
+
+impl<'q, DB: SharedSql> Arg<'q, DB> for i64 {
+    fn bind_to<S: Statement<'q, DB>>(self, statement: S) -> S {
+        DB::bind_i64(statement, self)
+    }
+}
+
+impl<'q, DB: SharedSql> Arg<'q, DB> for Option<i64> {
+    fn bind_to<S: Statement<'q, DB>>(self, statement: S) -> S {
+        DB::bind_opt_i64(statement, self)
+    }
+}
+
+impl<'q, DB: SharedSql> Arg<'q, DB> for f64 {
+    fn bind_to<S: Statement<'q, DB>>(self, statement: S) -> S {
+        DB::bind_f64(statement, self)
+    }
+}
+
+impl<'q, DB: SharedSql> Arg<'q, DB> for bool {
+    fn bind_to<S: Statement<'q, DB>>(self, statement: S) -> S {
+        DB::bind_bool(statement, self)
+    }
+}
+
+impl<'q, DB: SharedSql> Arg<'q, DB> for Option<bool> {
+    fn bind_to<S: Statement<'q, DB>>(self, statement: S) -> S {
+        DB::bind_opt_bool(statement, self)
+    }
+}
+
+impl<'q, DB: SharedSql> Arg<'q, DB> for &'q str {
+    fn bind_to<S: Statement<'q, DB>>(self, statement: S) -> S {
+        DB::bind_str(statement, self)
+    }
+}
+
+impl<'q, DB: SharedSql> Arg<'q, DB> for Option<&'q str> {
+    fn bind_to<S: Statement<'q, DB>>(self, statement: S) -> S {
+        DB::bind_opt_str(statement, self)
+    }
+}
+
+impl<'q, DB: SharedSql> Arg<'q, DB> for &'q [u8] {
+    fn bind_to<S: Statement<'q, DB>>(self, statement: S) -> S {
+        DB::bind_bytes(statement, self)
+    }
+}
+
+impl<'q, DB: SharedSql> Arg<'q, DB> for Value {
+    fn bind_to<S: Statement<'q, DB>>(self, statement: S) -> S {
+        DB::bind_json(statement, self)
+    }
+}
+
+impl<'q, DB: SharedSql> Arg<'q, DB> for Option<Value> {
+    fn bind_to<S: Statement<'q, DB>>(self, statement: S) -> S {
+        DB::bind_opt_json(statement, self)
+    }
+}
