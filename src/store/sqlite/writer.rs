@@ -519,7 +519,11 @@ fn insert_player_events(tx: &Connection, game_id: Option<i64>, events: &[PlayerE
     let mut bump = tx.prepare_cached(BUMP_PLAYER_EVENT).map_err(store_error)?;
     let mut insert = tx.prepare_cached(INSERT_NEXT_PLAYER_EVENT).map_err(store_error)?;
     for event in events {
-        let payload = json(&event.stored_payload(game_id));
+        let payload = serde_json::to_string(&event.stored(game_id)).map_err(|error| {
+            ChangeError::Own(StoreError::Writer(Arc::new(rusqlite::Error::ToSqlConversionFailure(
+                Box::new(error),
+            ))))
+        })?;
         let bumped = bump.execute(params![event.player_id]).map_err(store_error)?;
         let inserted = insert
             .execute(params![event.player_id, event.kind, payload, now])
