@@ -64,7 +64,7 @@ pub fn judge(last_used: i64, written: i64, now: i64, lifetime: Option<i64>) -> U
 }
 
 /// A remembered token, under the token itself: a request that finds its
-/// token here computes no SHA-256 (7.4k instructions, a fifth of
+/// token here computes no SHA-256 (7.4k instructions, more than half of
 /// authenticating a request before; BENCHMARKS.md, issue 26).
 #[derive(Clone, Debug)]
 struct Entry {
