@@ -56,10 +56,14 @@ impl Histogram {
     }
 }
 
+/// One method's requests: route → status → count.
+type RouteCounts = BTreeMap<String, BTreeMap<u16, u64>>;
+
 #[derive(Default)]
 pub struct Metrics {
-    /// (method, route, status) → count.
-    requests: Mutex<BTreeMap<(String, String, u16), u64>>,
+    /// method → route → status → count: nested so that counting a request
+    /// looks its method and route up without allocating keys.
+    requests: Mutex<BTreeMap<String, RouteCounts>>,
     request_seconds: Histogram,
     moves_committed: AtomicU64,
     move_seconds: Histogram,
@@ -73,9 +77,15 @@ pub struct Metrics {
 impl Metrics {
     pub fn count_request(&self, method: &str, route: &str, status: u16, elapsed: Duration) {
         let mut requests = self.requests.lock().unwrap_or_else(|p| p.into_inner());
-        *requests
-            .entry((method.to_owned(), route.to_owned(), status))
-            .or_default() += 1;
+        let routes = match requests.get_mut(method) {
+            Some(routes) => routes,
+            None => requests.entry(method.to_owned()).or_default(),
+        };
+        let statuses = match routes.get_mut(route) {
+            Some(statuses) => statuses,
+            None => routes.entry(route.to_owned()).or_default(),
+        };
+        *statuses.entry(status).or_default() += 1;
         drop(requests);
         self.request_seconds.observe(elapsed);
     }
@@ -115,7 +125,14 @@ impl Metrics {
         out.push_str("# HELP tavoliere_http_requests_total HTTP requests by method, matched route and status.\n");
         out.push_str("# TYPE tavoliere_http_requests_total counter\n");
         let requests = self.requests.lock().unwrap_or_else(|p| p.into_inner());
-        for ((method, route, status), count) in requests.iter() {
+        let counts = requests.iter().flat_map(|(method, routes)| {
+            routes.iter().flat_map(move |(route, statuses)| {
+                statuses
+                    .iter()
+                    .map(move |(status, count)| (method, route, status, count))
+            })
+        });
+        for (method, route, status, count) in counts {
             let route = route.replace('\\', "\\\\").replace('"', "\\\"");
             let _ = writeln!(
                 out,

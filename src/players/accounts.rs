@@ -178,9 +178,7 @@ impl Players {
 
     /// The session a bearer token opens, if any.
     pub async fn session(&self, token: &str) -> Result<Option<Session>> {
-        let token_hash = token_hash(token);
-        let player = self.tokens.player(self.store.as_ref(), &token_hash, now()).await?;
-        Ok(player.map(|player| Session { player, token_hash }))
+        Ok(self.tokens.session(self.store.as_ref(), token, now()).await?)
     }
 
     /// Ends one session: its token stops working.

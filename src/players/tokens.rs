@@ -1,4 +1,5 @@
-//! Bearer tokens: random, handed out once, stored only as their SHA-256; and
+//! Bearer tokens: random, handed out once, stored only as their SHA-256
+//! (held as they are only in this process's memory, while cached); and
 //! the cache of recently used tokens, so that an authenticated request costs
 //! no database read.
 
@@ -9,6 +10,7 @@ use std::time::{Duration, Instant};
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use sha2::{Digest, Sha256};
 
+use super::accounts::Session;
 use crate::store::{Player, Store, StoreError};
 
 fn hex(bytes: &[u8]) -> String {
@@ -61,10 +63,14 @@ pub fn judge(last_used: i64, written: i64, now: i64, lifetime: Option<i64>) -> U
     }
 }
 
-/// A remembered token.
+/// A remembered token, under the token itself: a request that finds its
+/// token here computes no SHA-256 (7.4k instructions, more than half of
+/// authenticating a request before; BENCHMARKS.md, issue 26).
 #[derive(Clone, Debug)]
 struct Entry {
     player: Player,
+    /// The token's [`token_hash`], which names its session and its row.
+    hash: String,
     /// When this process read it from the database.
     read: Instant,
     /// Its last use (ms), and when that was last written.
@@ -73,8 +79,10 @@ struct Entry {
 }
 
 /// The players of recently used tokens, so that an authenticated request
-/// costs no database read, and each token's last use written about once a
-/// minute at most.
+/// costs no database read and no hashing, and each token's last use written
+/// about once a minute at most. Keyed by the raw token with std's keyed
+/// SipHash: only valid tokens are ever stored, and a guesser cannot choose
+/// which entry their guess is compared with.
 #[derive(Default)]
 pub struct TokenCache {
     entries: Mutex<HashMap<String, Entry>>,
@@ -91,46 +99,66 @@ impl TokenCache {
         }
     }
 
-    /// The player holding the token whose [`token_hash`] is `hash`, used at
-    /// `now`, if it is valid; an expired token is deleted.
-    pub async fn player(&self, store: &dyn Store, hash: &str, now: i64) -> Result<Option<Player>, StoreError> {
+    /// The session `token` opens, used at `now`, if it is valid; an
+    /// expired token is deleted.
+    pub async fn session(&self, store: &dyn Store, token: &str, now: i64) -> Result<Option<Session>, StoreError> {
         let cached = self
             .locked()
-            .get(hash)
+            .get(token)
             .filter(|e| e.read.elapsed() < TOKEN_CACHE_TTL)
-            .cloned();
-        let (player, last_used, written) = match cached {
-            Some(entry) => (entry.player, entry.used, entry.written),
-            None => match store.session_by_token(hash).await? {
-                Some(session) => (session.player, session.last_used_at, session.last_used_at),
-                None => return Ok(None),
-            },
+            .map(|e| (e.player.clone(), e.hash.clone(), e.used, e.written));
+        let hit = cached.is_some();
+        let (player, hash, last_used, written) = match cached {
+            Some(known) => known,
+            None => {
+                let hash = token_hash(token);
+                match store.session_by_token(&hash).await? {
+                    Some(session) => (session.player, hash, session.last_used_at, session.last_used_at),
+                    None => return Ok(None),
+                }
+            }
         };
         let written = match judge(last_used, written, now, self.lifetime) {
             Use::Expired => {
-                self.forget_token(hash);
-                store.delete_token(hash).await?;
+                self.forget_token(&hash);
+                store.delete_token(&hash).await?;
                 return Ok(None);
             }
             Use::Touch => {
-                store.touch_token(hash, now).await?;
+                store.touch_token(&hash, now).await?;
                 now
             }
             Use::Fresh => written,
         };
+        self.remember(token, hit, &player, &hash, now, written);
+        Ok(Some(Session {
+            player,
+            token_hash: hash,
+        }))
+    }
+
+    /// Notes a use: in place for a token found here (unless it was
+    /// forgotten meanwhile, which stands), anew for one just read.
+    fn remember(&self, token: &str, hit: bool, player: &Player, hash: &str, used: i64, written: i64) {
         let mut entries = self.locked();
+        if hit {
+            if let Some(entry) = entries.get_mut(token) {
+                entry.used = used;
+                entry.written = written;
+            }
+            return;
+        }
         if entries.len() >= TOKEN_CACHE_SIZE {
             entries.clear();
         }
-        let read = entries.get(hash).map_or_else(Instant::now, |e| e.read);
         let entry = Entry {
             player: player.clone(),
-            read,
-            used: now,
+            hash: hash.to_owned(),
+            read: Instant::now(),
+            used,
             written,
         };
-        entries.insert(hash.to_owned(), entry);
-        Ok(Some(player))
+        entries.insert(token.to_owned(), entry);
     }
 
     /// Forgets every token of a player whose profile changed or whose
@@ -139,9 +167,11 @@ impl TokenCache {
         self.locked().retain(|_, entry| entry.player.id != player_id);
     }
 
-    /// Forgets a token whose session ended.
+    /// Forgets the token whose [`token_hash`] is `hash`: its session
+    /// ended. A scan, as [`TokenCache::forget_player`] is: a session ends
+    /// rarely, and a second index would cost every sign-in.
     pub fn forget_token(&self, hash: &str) {
-        self.locked().remove(hash);
+        self.locked().retain(|_, entry| entry.hash != hash);
     }
 
     fn locked(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {

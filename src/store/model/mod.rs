@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::domain::{GameStatus, Seat};
 
 mod bots;
+mod payload;
 mod ratings;
 mod tournaments;
 

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rusqlite::{params, Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior};
+use rusqlite::{params, Connection, ErrorCode, OpenFlags};
 use serde_json::Value;
 
 use crate::store::group_commit::{Change, Done};
@@ -93,7 +93,7 @@ impl Writer {
     /// before).
     fn attempt(&mut self, batch: &[Change], refused: &[Option<StoreError>]) -> Result<Vec<Option<Done>>, Failure> {
         let connection = self.connection()?;
-        let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = Immediate::begin(connection)?;
         let mut done = Vec::with_capacity(batch.len());
         for (index, change) in batch.iter().enumerate() {
             if refused[index].is_some() {
@@ -110,12 +110,54 @@ impl Writer {
         Ok(done)
     }
 
-    fn connection(&mut self) -> rusqlite::Result<&mut Connection> {
+    fn connection(&mut self) -> rusqlite::Result<&Connection> {
         let connection = match self.connection.take() {
             Some(connection) => connection,
             None => open(&self.path)?,
         };
         Ok(self.connection.insert(connection))
+    }
+}
+
+/// A batch's transaction, begun and ended by statements prepared once per
+/// connection: rusqlite's `Transaction` parses `BEGIN IMMEDIATE` and
+/// `COMMIT` again for every batch (`execute_batch`, 17-19k instructions a
+/// batch; BENCHMARKS.md, issue 26). Like it, dropped before its commit (or
+/// after a failed one) it rolls back; `IMMEDIATE` takes the write lock at
+/// once, so a batch never fails half-way for want of it.
+struct Immediate<'c>(&'c Connection);
+
+impl<'c> Immediate<'c> {
+    fn begin(connection: &'c Connection) -> rusqlite::Result<Immediate<'c>> {
+        connection.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
+        Ok(Immediate(connection))
+    }
+
+    fn commit(self) -> rusqlite::Result<()> {
+        self.0.prepare_cached("COMMIT")?.execute([])?;
+        Ok(())
+    }
+}
+
+impl std::ops::Deref for Immediate<'_> {
+    type Target = Connection;
+
+    fn deref(&self) -> &Connection {
+        self.0
+    }
+}
+
+impl Drop for Immediate<'_> {
+    fn drop(&mut self) {
+        // Still inside the transaction: not committed, or the commit
+        // failed. A failed rollback leaves nothing to do here: the next
+        // `BEGIN` fails, and with it that batch, which drops the connection.
+        if !self.0.is_autocommit() {
+            let _ = self
+                .0
+                .prepare_cached("ROLLBACK")
+                .and_then(|mut rollback| rollback.execute([]));
+        }
     }
 }
 
@@ -130,6 +172,9 @@ fn open(path: &PathBuf) -> rusqlite::Result<Connection> {
     connection.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))?;
     connection.pragma_update(None, "synchronous", "FULL")?;
     connection.pragma_update(None, "foreign_keys", "ON")?;
+    // Every statement the writer runs stays prepared (about 25 with the
+    // transaction's own; rusqlite keeps 16 by default).
+    connection.set_prepared_statement_cache_capacity(64);
     Ok(connection)
 }
 
@@ -159,7 +204,7 @@ fn store_error(error: rusqlite::Error) -> ChangeError {
 
 /// Runs one statement of the change (prepared once per connection):
 /// how many rows it changed.
-fn execute(tx: &Transaction, statement: &str, params: impl rusqlite::Params) -> ChangeResult<usize> {
+fn execute(tx: &Connection, statement: &str, params: impl rusqlite::Params) -> ChangeResult<usize> {
     tx.prepare_cached(statement)
         .and_then(|mut prepared| prepared.execute(params))
         .map_err(store_error)
@@ -168,7 +213,7 @@ fn execute(tx: &Transaction, statement: &str, params: impl rusqlite::Params) -> 
 /// Runs one guarded statement of the change, which must change exactly one
 /// row: `refused` (the change fails alone) when its guard matched nothing.
 fn execute_one(
-    tx: &Transaction,
+    tx: &Connection,
     statement: &str,
     params: impl rusqlite::Params,
     refused: StoreError,
@@ -185,7 +230,7 @@ fn json(value: &Value) -> String {
 }
 
 /// Writes one change; `None` when its guard refused it.
-fn apply(tx: &Transaction, change: &Change) -> ChangeResult<Option<Done>> {
+fn apply(tx: &Connection, change: &Change) -> ChangeResult<Option<Done>> {
     match change {
         Change::Create(game) => create(tx, game).map(|id| Some(Done::Created(id))),
         Change::Update(update) => Ok(update_game(tx, update)?.then_some(Done::Updated)),
@@ -195,7 +240,7 @@ fn apply(tx: &Transaction, change: &Change) -> ChangeResult<Option<Done>> {
 }
 
 /// How many players' cursors moved.
-fn notify(tx: &Transaction, outboxes: &[Outbox], now: i64) -> ChangeResult<usize> {
+fn notify(tx: &Connection, outboxes: &[Outbox], now: i64) -> ChangeResult<usize> {
     let mut move_cursor = tx.prepare_cached(sql::MOVE_NOTIFY_CURSOR).map_err(store_error)?;
     let mut insert = tx.prepare_cached(sql::INSERT_DELIVERY).map_err(store_error)?;
     let mut moved = 0;
@@ -217,7 +262,7 @@ fn notify(tx: &Transaction, outboxes: &[Outbox], now: i64) -> ChangeResult<usize
     Ok(moved)
 }
 
-fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
+fn create(tx: &Connection, game: &NewGame) -> ChangeResult<i64> {
     let (status, to_move) = game.starts_as();
     let id: i64 = tx
         .prepare_cached(sql::INSERT_GAME)
@@ -262,7 +307,7 @@ fn create(tx: &Transaction, game: &NewGame) -> ChangeResult<i64> {
 
 /// `false` when the guard refused the update: the game is no longer at
 /// `expected_seq`, and nothing was written.
-fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
+fn update_game(tx: &Connection, update: &GameUpdate) -> ChangeResult<bool> {
     let new_seq = update.expected_seq + update.events.len() as i64;
     let changed = execute(
         tx,
@@ -331,7 +376,7 @@ fn update_game(tx: &Transaction, update: &GameUpdate) -> ChangeResult<bool> {
 /// pairings of its new round, the league's groups and its players' events.
 /// The change fails alone, with [`StoreError::TournamentMoved`], when the
 /// tournament is no longer at the step's revision.
-fn step_tournament(tx: &Transaction, step: &TournamentStep) -> ChangeResult<()> {
+fn step_tournament(tx: &Connection, step: &TournamentStep) -> ChangeResult<()> {
     execute_one(
         tx,
         sql::STEP_TOURNAMENT,
@@ -372,7 +417,7 @@ fn step_tournament(tx: &Transaction, step: &TournamentStep) -> ChangeResult<()> 
 /// [`sql::write_ratings`]); the change fails alone, with
 /// [`StoreError::RatingsMoved`], when a rating is no longer where it was
 /// computed from.
-fn write_ratings(tx: &Transaction, changes: &[RatingChange]) -> ChangeResult<()> {
+fn write_ratings(tx: &Connection, changes: &[RatingChange]) -> ChangeResult<()> {
     for c in changes {
         let (wins, losses, draws) = c.result.counts();
         let moved = if c.number == 1 {
@@ -442,7 +487,7 @@ fn write_ratings(tx: &Transaction, changes: &[RatingChange]) -> ChangeResult<()>
     Ok(())
 }
 
-fn write_conditional(tx: &Transaction, game_id: i64, write: &ConditionalWrite, now: i64) -> ChangeResult<()> {
+fn write_conditional(tx: &Connection, game_id: i64, write: &ConditionalWrite, now: i64) -> ChangeResult<()> {
     match write {
         ConditionalWrite::Put(tree) => execute(
             tx,
@@ -455,7 +500,7 @@ fn write_conditional(tx: &Transaction, game_id: i64, write: &ConditionalWrite, n
     Ok(())
 }
 
-fn insert_game_events(tx: &Transaction, game_id: i64, first_seq: i64, events: &[Event], now: i64) -> ChangeResult<()> {
+fn insert_game_events(tx: &Connection, game_id: i64, first_seq: i64, events: &[Event], now: i64) -> ChangeResult<()> {
     let mut insert = tx.prepare_cached(sql::INSERT_GAME_EVENT).map_err(store_error)?;
     for (seq, event) in (first_seq..).zip(events) {
         insert
@@ -481,11 +526,15 @@ const INSERT_NEXT_PLAYER_EVENT: &str = "INSERT INTO player_events (player_id, se
 
 /// Numbers each player event from its player's counter and stores it, its
 /// payload naming the game (if any).
-fn insert_player_events(tx: &Transaction, game_id: Option<i64>, events: &[PlayerEvent], now: i64) -> ChangeResult<()> {
+fn insert_player_events(tx: &Connection, game_id: Option<i64>, events: &[PlayerEvent], now: i64) -> ChangeResult<()> {
     let mut bump = tx.prepare_cached(BUMP_PLAYER_EVENT).map_err(store_error)?;
     let mut insert = tx.prepare_cached(INSERT_NEXT_PLAYER_EVENT).map_err(store_error)?;
     for event in events {
-        let payload = json(&event.stored_payload(game_id));
+        let payload = serde_json::to_string(&event.stored(game_id)).map_err(|error| {
+            ChangeError::Own(StoreError::Writer(Arc::new(rusqlite::Error::ToSqlConversionFailure(
+                Box::new(error),
+            ))))
+        })?;
         let bumped = bump.execute(params![event.player_id]).map_err(store_error)?;
         let inserted = insert
             .execute(params![event.player_id, event.kind, payload, now])
