@@ -420,8 +420,8 @@ fn step_tournament(tx: &Connection, step: &TournamentStep) -> ChangeResult<()> {
 fn write_ratings(tx: &Connection, changes: &[RatingChange]) -> ChangeResult<()> {
     for c in changes {
         let (wins, losses, draws) = c.result.counts();
-        let moved = if c.number == 1 {
-            execute(
+        if c.number == 1 {
+            execute_one(
                 tx,
                 sql::INSERT_RATING,
                 params![
@@ -438,9 +438,10 @@ fn write_ratings(tx: &Connection, changes: &[RatingChange]) -> ChangeResult<()> 
                     c.played_at,
                     c.ordinal
                 ],
+                StoreError::RatingsMoved,
             )
         } else {
-            execute(
+            execute_one(
                 tx,
                 sql::UPDATE_RATING,
                 params![
@@ -458,11 +459,9 @@ fn write_ratings(tx: &Connection, changes: &[RatingChange]) -> ChangeResult<()> 
                     c.variant,
                     c.number - 1
                 ],
+                StoreError::RatingsMoved,
             )
         }?;
-        if moved != 1 {
-            return Err(ChangeError::Own(StoreError::RatingsMoved));
-        }
         execute(
             tx,
             sql::INSERT_RATING_CHANGE,
