@@ -85,9 +85,21 @@ struct Entry {
 /// which entry their guess is compared with.
 #[derive(Default)]
 pub struct TokenCache {
-    entries: Mutex<HashMap<String, Entry>>,
+    entries: Mutex<Entries>,
     /// How long an unused token stays valid (ms); `None`: forever.
     lifetime: Option<i64>,
+}
+
+/// The remembered tokens, and how many times any was forgotten.
+#[derive(Default)]
+struct Entries {
+    by_token: HashMap<String, Entry>,
+    /// Counts every forgetting, so that a token read from the database
+    /// before its session ended is not remembered after: the reader notes
+    /// the count before reading, and remembers only if it has not moved.
+    /// A session ends with its row deleted first and the cache told after,
+    /// so a read that saw the row began before the count moved.
+    forgotten: u64,
 }
 
 impl TokenCache {
@@ -102,12 +114,19 @@ impl TokenCache {
     /// The session `token` opens, used at `now`, if it is valid; an
     /// expired token is deleted.
     pub async fn session(&self, store: &dyn Store, token: &str, now: i64) -> Result<Option<Session>, StoreError> {
-        let cached = self
-            .locked()
-            .get(token)
-            .filter(|e| e.read.elapsed() < TOKEN_CACHE_TTL)
-            .map(|e| (e.player.clone(), e.hash.clone(), e.used, e.written));
-        let hit = cached.is_some();
+        let (cached, forgotten) = {
+            let entries = self.locked();
+            let cached = entries
+                .by_token
+                .get(token)
+                .filter(|e| e.read.elapsed() < TOKEN_CACHE_TTL)
+                .map(|e| (e.player.clone(), e.hash.clone(), e.used, e.written));
+            (cached, entries.forgotten)
+        };
+        let seen = match cached {
+            Some(_) => Seen::Cached,
+            None => Seen::Read { forgotten },
+        };
         let (player, hash, last_used, written) = match cached {
             Some(known) => known,
             None => {
@@ -130,7 +149,7 @@ impl TokenCache {
             }
             Use::Fresh => written,
         };
-        self.remember(token, hit, &player, &hash, now, written);
+        self.remember(token, seen, &player, &hash, now, written);
         Ok(Some(Session {
             player,
             token_hash: hash,
@@ -138,18 +157,23 @@ impl TokenCache {
     }
 
     /// Notes a use: in place for a token found here (unless it was
-    /// forgotten meanwhile, which stands), anew for one just read.
-    fn remember(&self, token: &str, hit: bool, player: &Player, hash: &str, used: i64, written: i64) {
+    /// forgotten meanwhile, which stands), anew for one just read (unless
+    /// any token was forgotten since the read began: it may be this one).
+    fn remember(&self, token: &str, seen: Seen, player: &Player, hash: &str, used: i64, written: i64) {
         let mut entries = self.locked();
-        if hit {
-            if let Some(entry) = entries.get_mut(token) {
-                entry.used = used;
-                entry.written = written;
+        match seen {
+            Seen::Cached => {
+                if let Some(entry) = entries.by_token.get_mut(token) {
+                    entry.used = used;
+                    entry.written = written;
+                }
+                return;
             }
-            return;
+            Seen::Read { forgotten } if forgotten != entries.forgotten => return,
+            Seen::Read { .. } => {}
         }
-        if entries.len() >= TOKEN_CACHE_SIZE {
-            entries.clear();
+        if entries.by_token.len() >= TOKEN_CACHE_SIZE {
+            entries.by_token.clear();
         }
         let entry = Entry {
             player: player.clone(),
@@ -158,25 +182,38 @@ impl TokenCache {
             used,
             written,
         };
-        entries.insert(token.to_owned(), entry);
+        entries.by_token.insert(token.to_owned(), entry);
     }
 
     /// Forgets every token of a player whose profile changed or whose
     /// sessions ended.
     pub fn forget_player(&self, player_id: i64) {
-        self.locked().retain(|_, entry| entry.player.id != player_id);
+        let mut entries = self.locked();
+        entries.forgotten += 1;
+        entries.by_token.retain(|_, entry| entry.player.id != player_id);
     }
 
     /// Forgets the token whose [`token_hash`] is `hash`: its session
     /// ended. A scan, as [`TokenCache::forget_player`] is: a session ends
     /// rarely, and a second index would cost every sign-in.
     pub fn forget_token(&self, hash: &str) {
-        self.locked().retain(|_, entry| entry.hash != hash);
+        let mut entries = self.locked();
+        entries.forgotten += 1;
+        entries.by_token.retain(|_, entry| entry.hash != hash);
     }
 
-    fn locked(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+    fn locked(&self) -> std::sync::MutexGuard<'_, Entries> {
         self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+}
+
+/// Where a use found its token.
+#[derive(Clone, Copy)]
+enum Seen {
+    /// In the cache.
+    Cached,
+    /// In the database, read when the cache had forgotten `forgotten` times.
+    Read { forgotten: u64 },
 }
 
 /// A session's public name: the first 16 hex digits of its token's
@@ -197,6 +234,52 @@ mod tests {
         assert_eq!(token_hash(&a).len(), 64);
         assert_ne!(token_hash(&a), a);
         assert_eq!(session_id(&token_hash(&a)).len(), 16);
+    }
+
+    fn player(id: i64) -> Player {
+        Player {
+            id,
+            name: format!("p{id}"),
+            email: None,
+            created_at: 0,
+            bot: false,
+        }
+    }
+
+    fn cached(cache: &TokenCache, token: &str) -> bool {
+        cache.locked().by_token.contains_key(token)
+    }
+
+    /// The race of a request with the end of its session: the request read
+    /// the token's row just before the row was deleted, and would remember
+    /// it after the cache was told, keeping a dead token alive for a TTL.
+    #[test]
+    fn a_token_read_before_its_session_ended_is_not_remembered() {
+        let cache = TokenCache::new(None);
+        let (token, hash) = ("t1".to_owned(), token_hash("t1"));
+        for forget in [
+            (|c: &TokenCache, hash: &str| c.forget_token(hash)) as fn(&TokenCache, &str),
+            |c, _| c.forget_player(1),
+        ] {
+            let seen = Seen::Read {
+                forgotten: cache.locked().forgotten,
+            };
+            forget(&cache, &hash);
+            cache.remember(&token, seen, &player(1), &hash, 10, 10);
+            assert!(!cached(&cache, &token));
+        }
+        // Read with nothing forgotten since: remembered, and a later use
+        // finds it.
+        let seen = Seen::Read {
+            forgotten: cache.locked().forgotten,
+        };
+        cache.remember(&token, seen, &player(1), &hash, 10, 10);
+        assert!(cached(&cache, &token));
+        // Forgotten after it was remembered: gone, and a use that found it
+        // just before does not bring it back.
+        cache.forget_token(&hash);
+        cache.remember(&token, Seen::Cached, &player(1), &hash, 20, 20);
+        assert!(!cached(&cache, &token));
     }
 
     #[test]
