@@ -148,30 +148,27 @@ impl Metrics {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
             let _ = writeln!(out, "{name} {value}");
         };
-        counter(
-            &mut out,
-            "tavoliere_moves_committed_total",
-            "Moves committed.",
-            self.moves_committed.load(Ordering::Relaxed),
-        );
-        counter(
-            &mut out,
-            "tavoliere_games_created_total",
-            "Games created.",
-            self.games_created.load(Ordering::Relaxed),
-        );
-        counter(
-            &mut out,
-            "tavoliere_write_conflicts_total",
-            "Game writes that lost a race and were decided again.",
-            self.write_conflicts.load(Ordering::Relaxed),
-        );
-        counter(
-            &mut out,
-            "tavoliere_password_checks_total",
-            "Sign-in passwords checked against a hash (unknown names against a dummy).",
-            self.password_checks.load(Ordering::Relaxed),
-        );
+        let counters = [
+            (
+                "tavoliere_moves_committed_total",
+                "Moves committed.",
+                &self.moves_committed,
+            ),
+            ("tavoliere_games_created_total", "Games created.", &self.games_created),
+            (
+                "tavoliere_write_conflicts_total",
+                "Game writes that lost a race and were decided again.",
+                &self.write_conflicts,
+            ),
+            (
+                "tavoliere_password_checks_total",
+                "Sign-in passwords checked against a hash (unknown names against a dummy).",
+                &self.password_checks,
+            ),
+        ];
+        for (name, help, value) in counters {
+            counter(&mut out, name, help, value.load(Ordering::Relaxed));
+        }
         out.push_str("# HELP tavoliere_limited_total Requests refused by an abuse limit, by limit.\n");
         out.push_str("# TYPE tavoliere_limited_total counter\n");
         for (limit, count) in self.limited.lock().unwrap_or_else(|p| p.into_inner()).iter() {

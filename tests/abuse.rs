@@ -6,7 +6,7 @@
 //! unknown names, webhook URLs, the web client's security headers (the
 //! email change needing the current password: in `tests/server.rs`).
 
-mod common;
+use crate::common;
 
 use common::{assert_error, read_to_close, Database, TestServer, PATIENCE};
 use reqwest::header::HeaderName;

@@ -9,7 +9,7 @@
 //! the first game and shown with the name, under the ordinary rate; and
 //! `examples/random_bot.py` playing a whole game through the public API.
 
-mod common;
+use crate::common;
 
 use common::{until, Database, TestServer};
 use reqwest::StatusCode;

@@ -3,7 +3,7 @@
 //! refused whole, privacy, a takeback racing the move a tree answers, and
 //! two servers on one database.
 
-mod common;
+use crate::common;
 
 use common::{assert_error, Database, TestServer};
 use reqwest::StatusCode;

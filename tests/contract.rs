@@ -4,7 +4,7 @@
 //! WebSocket), with the names of the release before kept as aliases. Run on
 //! SQLite, or PostgreSQL with `TEST_DATABASE_URL`.
 
-mod common;
+use crate::common;
 
 use common::{connect, teardown, Database, TestServer};
 use reqwest::StatusCode;

@@ -3,7 +3,7 @@
 //! database), reminders, vacations, email to a real SMTP receiver and
 //! signed webhooks to a real HTTP receiver.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! codes pinned, their empty bodies the documented exception to the JSON
 //! error shape).
 
-mod common;
+use crate::common;
 
 use common::{assert_error, read_to_close, teardown, Database, TestServer, PATIENCE};
 use reqwest::StatusCode;

@@ -4,7 +4,7 @@
 //! is an entry of the history, so every replay shows it: `?ply=N`, the
 //! record, and the game rebuilt by a restarted server.
 
-mod common;
+use crate::common;
 
 use common::{assert_error, until, Database, TestServer};
 use reqwest::StatusCode;

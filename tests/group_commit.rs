@@ -3,7 +3,7 @@
 //! event numbers stay gapless. Runs on SQLite, and on PostgreSQL when
 //! `TEST_DATABASE_URL` is set.
 
-mod common;
+use crate::common;
 
 use common::Database;
 use futures_util::future::join_all;

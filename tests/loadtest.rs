@@ -4,7 +4,7 @@
 //! loopback guard, and idle connections. Figures are reported, never
 //! asserted: the machine is shared.
 
-mod common;
+use crate::common;
 
 use std::net::TcpListener as StdListener;
 use std::path::{Path, PathBuf};

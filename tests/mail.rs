@@ -2,7 +2,7 @@
 //! server's listener, a real SMTP receiver on 127.0.0.1 collects what the
 //! server sends (replies and board mails), on SQLite or PostgreSQL.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -2,7 +2,7 @@
 //! (found by nobody but their participants and whoever holds their
 //! invitation code) and sessions (listed, revoked, expiring).
 
-mod common;
+use crate::common;
 
 use common::{assert_error, connect, teardown, Database, TestServer};
 use reqwest::StatusCode;

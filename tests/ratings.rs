@@ -5,7 +5,7 @@
 //! restart changing nothing, two servers on one PostgreSQL losing no
 //! update, rating ranges, and rematches.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

@@ -2,7 +2,7 @@
 //! real server on 127.0.0.1:0, on SQLite (default) or PostgreSQL
 //! (`TEST_DATABASE_URL=postgres://… cargo test`).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

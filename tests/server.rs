@@ -1,7 +1,7 @@
 //! The server over real HTTP, on SQLite (default) or PostgreSQL instead
 //! (`TEST_DATABASE_URL=postgres://… cargo test`).
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

@@ -4,7 +4,7 @@
 //! and relegation, forfeits, starts by the sweeper, a restart between two
 //! rounds, and two servers ending a round's last games at once.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 

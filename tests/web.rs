@@ -4,8 +4,8 @@
 //! spectator without an account watches. Screenshots of the main pages go
 //! to `$CARGO_TARGET_DIR/web-screenshots/` (or `target/web-screenshots/`).
 
-mod browser;
-mod common;
+use crate::browser;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -7,7 +7,7 @@
 
 use std::future::Future;
 
-use sqlx::{Database, Executor, FromRow};
+use sqlx::{Database, Executor};
 use tokio::sync::{mpsc, MutexGuard};
 
 use super::announce::Announcement;
@@ -69,8 +69,3 @@ impl Affected for sqlx::postgres::PgQueryResult {
         self.rows_affected()
     }
 }
-
-/// A row the shared statements read.
-pub trait Decoded<DB: Database>: for<'r> FromRow<'r, DB::Row> + Send + Unpin {}
-
-impl<DB: Database, T: for<'r> FromRow<'r, DB::Row> + Send + Unpin> Decoded<DB> for T {}

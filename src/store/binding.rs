@@ -1,21 +1,30 @@
 //! What the shared statements ask of a database, said once: every type of
-//! value they bind, and running them on a pool or in a transaction.
+//! value they bind, every row they read, and running them on a pool or in a
+//! transaction.
 //!
 //! Rust implies a trait's bounds on its associated types but not a bound
 //! whose subject is another type (`i64: Encode<'q, DB>`): such a bound, put
 //! on a trait, would have to be repeated wherever the trait is used. So
 //! [`SharedSql`] is implemented once, for every database that has them all,
 //! and its methods do the binding and the executing; code that holds a
-//! `DB: SharedSql` binds with [`Statement::arg`] and runs on
-//! [`SharedSql::pooled`] or [`SharedSql::connected`] without naming a bound.
+//! `DB: SharedSql` binds with [`Statement::arg`], reads rows with
+//! [`Select::rows`] and runs on [`SharedSql::pooled`] or
+//! [`SharedSql::connected`] without naming a bound. The rows are the same
+//! kind of bound (`Player: FromRow<'r, DB::Row>`), so [`SharedSql`] has
+//! [`Reads`] of each as a supertrait, which Rust does imply.
 //! A backend whose driver lacks one of these types fails to compile where it
 //! declares its database.
 
 use serde_json::Value;
-use sqlx::query::{Query, QueryAs, QueryScalar};
-use sqlx::{Database, Encode, Executor, IntoArguments, Pool, Type};
+use sqlx::query::{Map, Query};
+use sqlx::{Database, Encode, Executor, FromRow, IntoArguments, Pool, Type};
 
 use super::backend::Affected;
+use super::rows::{ConditionalRecord, SeatRecord};
+use super::{
+    BotRow, Credentials, DeliveryRow, EntrantRow, EventRow, GameRow, InboxRow, MoveRow, NotifySettings, PairingRow,
+    PlayedGame, Player, RatedGame, RatingPoint, RatingRow, SessionRow, TokenSession, TournamentRow, Waiting,
+};
 
 /// A value sqlx's statements of `DB` can bind as it is.
 pub trait Param<'q, DB: Database>: Encode<'q, DB> + Type<DB> + Send + 'q {}
@@ -25,7 +34,9 @@ impl<'q, DB: Database, T: Encode<'q, DB> + Type<DB> + Send + 'q> Param<'q, DB> f
 /// A database the shared statements run on. One method a type of
 /// parameter, since each needs its own `Encode` bound, which only the
 /// implementation below can state.
-pub trait SharedSql: for<'q> Database<QueryResult: Affected, Arguments<'q>: IntoArguments<'q, Self>> {
+pub trait SharedSql:
+    for<'q> Database<QueryResult: Affected, Arguments<'q>: IntoArguments<'q, Self>> + SharedRows
+{
     fn bind_i64<'q, S: Statement<'q, Self>>(statement: S, value: i64) -> S;
     fn bind_opt_i64<'q, S: Statement<'q, Self>>(statement: S, value: Option<i64>) -> S;
     fn bind_f64<'q, S: Statement<'q, Self>>(statement: S, value: f64) -> S;
@@ -48,6 +59,7 @@ impl<DB> SharedSql for DB
 where
     DB: for<'q> Database<QueryResult: Affected, Arguments<'q>: IntoArguments<'q, DB>>,
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    DB: SharedRows,
     for<'q> i64: Param<'q, DB>,
     for<'q> Option<i64>: Param<'q, DB>,
     for<'q> f64: Param<'q, DB>,
@@ -99,7 +111,115 @@ where
     }
 }
 
-/// A statement that takes parameters: sqlx's three kinds of query.
+/// A row of type `T`, decoded by the driver of the database `Self`.
+pub trait Reads<T>: Database {
+    fn decode(row: Self::Row) -> Result<T, sqlx::Error>;
+}
+
+impl<DB: Database, T: for<'r> FromRow<'r, DB::Row>> Reads<T> for DB {
+    fn decode(row: DB::Row) -> Result<T, sqlx::Error> {
+        T::from_row(&row)
+    }
+}
+
+/// Every row the shared statements read: a backend whose driver cannot
+/// decode one of them fails to compile where it declares its database.
+pub trait SharedRows:
+    Reads<Player>
+    + Reads<Credentials>
+    + Reads<TokenSession>
+    + Reads<SessionRow>
+    + Reads<GameRow>
+    + Reads<SeatRecord>
+    + Reads<MoveRow>
+    + Reads<EventRow>
+    + Reads<ConditionalRecord>
+    + Reads<NotifySettings>
+    + Reads<Waiting>
+    + Reads<DeliveryRow>
+    + Reads<InboxRow>
+    + Reads<BotRow>
+    + Reads<RatingRow>
+    + Reads<RatingPoint>
+    + Reads<PlayedGame>
+    + Reads<RatedGame>
+    + Reads<TournamentRow>
+    + Reads<EntrantRow>
+    + Reads<PairingRow>
+    + Reads<(i64,)>
+    + Reads<(i64, i64)>
+    + Reads<(i64, i64, i64)>
+    + Reads<(String,)>
+    + Reads<(Option<String>,)>
+    + Reads<(String, i64)>
+{
+}
+
+impl<
+        DB: Reads<Player>
+            + Reads<Credentials>
+            + Reads<TokenSession>
+            + Reads<SessionRow>
+            + Reads<GameRow>
+            + Reads<SeatRecord>
+            + Reads<MoveRow>
+            + Reads<EventRow>
+            + Reads<ConditionalRecord>
+            + Reads<NotifySettings>
+            + Reads<Waiting>
+            + Reads<DeliveryRow>
+            + Reads<InboxRow>
+            + Reads<BotRow>
+            + Reads<RatingRow>
+            + Reads<RatingPoint>
+            + Reads<PlayedGame>
+            + Reads<RatedGame>
+            + Reads<TournamentRow>
+            + Reads<EntrantRow>
+            + Reads<PairingRow>
+            + Reads<(i64,)>
+            + Reads<(i64, i64)>
+            + Reads<(i64, i64, i64)>
+            + Reads<(String,)>
+            + Reads<(Option<String>,)>
+            + Reads<(String, i64)>,
+    > SharedRows for DB
+{
+}
+
+/// What a statement's rows become.
+type Decoder<DB, T> = fn(<DB as Database>::Row) -> Result<T, sqlx::Error>;
+
+/// Reading a statement's rows as one of the store's types.
+pub trait Select<'q, DB: SharedSql> {
+    /// Each row as a `T`.
+    fn rows<T: Unpin>(self) -> Map<'q, DB, Decoder<DB, T>, DB::Arguments<'q>>
+    where
+        DB: Reads<T>;
+
+    /// Each row's only column as a `T`.
+    fn scalars<T: Unpin>(self) -> Map<'q, DB, Decoder<DB, T>, DB::Arguments<'q>>
+    where
+        DB: Reads<(T,)>;
+}
+
+impl<'q, DB: SharedSql> Select<'q, DB> for Query<'q, DB, DB::Arguments<'q>> {
+    fn rows<T: Unpin>(self) -> Map<'q, DB, Decoder<DB, T>, DB::Arguments<'q>>
+    where
+        DB: Reads<T>,
+    {
+        self.try_map(<DB as Reads<T>>::decode as Decoder<DB, T>)
+    }
+
+    fn scalars<T: Unpin>(self) -> Map<'q, DB, Decoder<DB, T>, DB::Arguments<'q>>
+    where
+        DB: Reads<(T,)>,
+    {
+        self.try_map((|row| <DB as Reads<(T,)>>::decode(row).map(|(value,)| value)) as Decoder<DB, T>)
+    }
+}
+
+/// A statement that takes parameters.
 pub trait Statement<'q, DB: Database>: Sized {
     /// sqlx's own `bind`, for a type whose bound is known.
     fn bind_param<T: Param<'q, DB>>(self, value: T) -> Self;
@@ -114,18 +234,6 @@ pub trait Statement<'q, DB: Database>: Sized {
 }
 
 impl<'q, DB: Database> Statement<'q, DB> for Query<'q, DB, DB::Arguments<'q>> {
-    fn bind_param<T: Param<'q, DB>>(self, value: T) -> Self {
-        self.bind(value)
-    }
-}
-
-impl<'q, DB: Database, O> Statement<'q, DB> for QueryAs<'q, DB, O, DB::Arguments<'q>> {
-    fn bind_param<T: Param<'q, DB>>(self, value: T) -> Self {
-        self.bind(value)
-    }
-}
-
-impl<'q, DB: Database, O> Statement<'q, DB> for QueryScalar<'q, DB, O, DB::Arguments<'q>> {
     fn bind_param<T: Param<'q, DB>>(self, value: T) -> Self {
         self.bind(value)
     }

@@ -8,8 +8,8 @@
 
 use async_trait::async_trait;
 
-use super::backend::{Backend, Decoded};
-use super::binding::Statement;
+use super::backend::Backend;
+use super::binding::{Select, Statement};
 use super::rows::ConditionalRecord;
 use super::{ConditionalTrees, StoreResult};
 
@@ -21,17 +21,14 @@ pub trait ConditionalStore: Send + Sync {
 }
 
 #[async_trait]
-impl<B> ConditionalStore for B
-where
-    B: Backend,
-    ConditionalRecord: Decoded<B::DB>,
-{
+impl<B: Backend> ConditionalStore for B {
     async fn conditionals(&self, game_id: i64) -> StoreResult<ConditionalTrees> {
-        let rows: Vec<ConditionalRecord> = sqlx::query_as(
+        let rows: Vec<ConditionalRecord> = sqlx::query(
             "SELECT g.conditional_rev AS rev, c.player_id, c.ply, c.lines, c.updated_at FROM games g \
              LEFT JOIN conditionals c ON c.game_id = g.id WHERE g.id = $1 ORDER BY c.player_id",
         )
         .arg(game_id)
+        .rows()
         .fetch_all(self.db())
         .await?;
         ConditionalRecord::gather(rows)

@@ -8,8 +8,8 @@
 
 use sqlx::Transaction;
 
-use super::backend::{Affected, Decoded};
-use super::binding::{SharedSql, Statement};
+use super::backend::Affected;
+use super::binding::{Select, SharedSql, Statement};
 use super::{PlayerEvent, RatingChange, StoreError, StoreResult};
 
 /// Guarded update of a game's row: matches nothing when the game is no
@@ -72,13 +72,13 @@ pub async fn insert_player_events<DB>(
 ) -> Result<(), sqlx::Error>
 where
     DB: SharedSql,
-    (i64,): Decoded<DB>,
 {
     let mut events: Vec<&PlayerEvent> = events.iter().collect();
     events.sort_by_key(|e| e.player_id);
     for event in events {
-        let seq: i64 = sqlx::query_scalar(NEXT_PLAYER_EVENT)
+        let seq: i64 = sqlx::query(NEXT_PLAYER_EVENT)
             .arg(event.player_id)
+            .scalars()
             .fetch_one(DB::connected(&mut **tx))
             .await?;
         sqlx::query(INSERT_PLAYER_EVENT)

@@ -3,19 +3,14 @@
 
 use async_trait::async_trait;
 
-use super::super::backend::{Backend, Decoded};
-use super::super::binding::{SharedSql, Statement};
+use super::super::backend::Backend;
+use super::super::binding::{Select, SharedSql, Statement};
 use super::super::bots::NO_PASSWORD;
 use super::super::{BotRow, BotStore, NewBot, Player, StoreError, StoreResult};
 use super::PLAYER;
 
 #[async_trait]
-impl<B> BotStore for B
-where
-    B: Backend,
-    Player: Decoded<B::DB>,
-    BotRow: Decoded<B::DB>,
-{
+impl<B: Backend> BotStore for B {
     async fn ensure_bot(&self, bot: NewBot) -> StoreResult<Option<Player>> {
         {
             let _turn = self.write_turn().await;
@@ -48,17 +43,19 @@ where
             tx.commit().await.map_err(StoreError::from_write)?;
         }
         let query = format!("{PLAYER} WHERE name_key = $1 AND id IN (SELECT player_id FROM bots)");
-        Ok(sqlx::query_as(&query)
+        Ok(sqlx::query(&query)
             .arg(bot.name_key.as_str())
+            .rows()
             .fetch_optional(self.db())
             .await?)
     }
 
     async fn bots(&self) -> StoreResult<Vec<BotRow>> {
-        Ok(sqlx::query_as(
+        Ok(sqlx::query(
             "SELECT b.player_id, p.name, b.level FROM bots b JOIN players p ON p.id = b.player_id \
              ORDER BY b.player_id",
         )
+        .rows()
         .fetch_all(self.db())
         .await?)
     }

@@ -3,8 +3,8 @@
 
 use async_trait::async_trait;
 
-use super::super::backend::{Backend, Decoded};
-use super::super::binding::Statement;
+use super::super::backend::Backend;
+use super::super::binding::{Select, Statement};
 use super::super::{InboxRow, MailSettlement, MailStore, NewMail, Player, StoreError, StoreResult};
 use super::{changed_one, written, PLAYER};
 
@@ -12,21 +12,15 @@ const INBOX: &str = "SELECT id, recipient, player_id, envelope_from, message, re
      claimed_until, reply FROM mail_inbox m";
 
 #[async_trait]
-impl<B> MailStore for B
-where
-    B: Backend,
-    Player: Decoded<B::DB>,
-    InboxRow: Decoded<B::DB>,
-    (String,): Decoded<B::DB>,
-    (Option<String>,): Decoded<B::DB>,
-{
+impl<B: Backend> MailStore for B {
     async fn mail_secret(&self, fresh: &str) -> StoreResult<String> {
         {
             let insert = sqlx::query("INSERT INTO mail_secret (id, secret) VALUES (1, $1) ON CONFLICT (id) DO NOTHING")
                 .arg(fresh);
             written(self, insert).await.map_err(StoreError::from_write)?;
         }
-        let (secret,): (String,) = sqlx::query_as("SELECT secret FROM mail_secret WHERE id = 1")
+        let (secret,): (String,) = sqlx::query("SELECT secret FROM mail_secret WHERE id = 1")
+            .rows()
             .fetch_one(self.db())
             .await?;
         Ok(secret)
@@ -34,14 +28,15 @@ where
 
     async fn player_by_mail_key(&self, key: &str) -> StoreResult<Option<Player>> {
         let query = format!("{PLAYER} WHERE mail_key = $1");
-        Ok(sqlx::query_as(&query).arg(key).fetch_optional(self.db()).await?)
+        Ok(sqlx::query(&query).arg(key).rows().fetch_optional(self.db()).await?)
     }
 
     async fn set_mail_key(&self, player_id: i64, fresh: &str, replace: bool) -> StoreResult<Option<String>> {
         if !replace {
             // Reading the profile is no write once the key exists.
-            let key: Option<(Option<String>,)> = sqlx::query_as("SELECT mail_key FROM players WHERE id = $1")
+            let key: Option<(Option<String>,)> = sqlx::query("SELECT mail_key FROM players WHERE id = $1")
                 .arg(player_id)
+                .rows()
                 .fetch_optional(self.db())
                 .await?;
             if let Some((Some(key),)) = key {
@@ -49,13 +44,14 @@ where
             }
         }
         let _turn = self.write_turn().await;
-        let key: Option<(Option<String>,)> = sqlx::query_as(
+        let key: Option<(Option<String>,)> = sqlx::query(
             "UPDATE players SET mail_key = CASE WHEN $3 OR mail_key IS NULL THEN $2 ELSE mail_key END \
              WHERE id = $1 RETURNING mail_key",
         )
         .arg(player_id)
         .arg(fresh)
         .arg(replace)
+        .rows()
         .fetch_optional(self.db())
         .await
         .map_err(StoreError::from_write)?;
@@ -86,10 +82,11 @@ where
              WHERE e.player_id = m.player_id AND e.status IN ('pending', 'replying') AND e.id < m.id))) \
              ORDER BY m.id LIMIT $3"
         );
-        Ok(sqlx::query_as(&query)
+        Ok(sqlx::query(&query)
             .arg(now)
             .arg(received_before)
             .arg(limit)
+            .rows()
             .fetch_all(self.db())
             .await?)
     }

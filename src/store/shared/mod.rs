@@ -1,10 +1,11 @@
 //! The stores' traits, implemented once for every [`Backend`]: both
 //! databases run these statements as they are (numbered `$n` parameters
-//! work in both). Statements bind their values with `.arg` and run on
-//! `db()` (see `binding.rs`, which states what every statement binds
-//! once); each implementation's bounds list the rows it reads, so a backend
-//! whose driver lacks one fails to compile rather than to run. Games are
-//! read here and written through the backend's group-commit writer.
+//! work in both). Statements bind their values with `.arg`, decode their
+//! rows with `.rows()` (or `.scalars()`) and run on `db()`: `binding.rs`
+//! states once what every statement binds and every row it reads, so a
+//! backend whose driver lacks one fails to compile rather than to run.
+//! Games are read here and written through the backend's group-commit
+//! writer.
 
 mod bots;
 mod mail;
@@ -18,8 +19,8 @@ use sqlx::{Database, Executor};
 use tokio::sync::mpsc;
 
 use super::announce::Announcement;
-use super::backend::{Affected, Backend, Decoded};
-use super::binding::{SharedSql, Statement};
+use super::backend::{Affected, Backend};
+use super::binding::{Select, SharedSql, Statement};
 use super::rows::{SeatRecord, SEATS_OF_GAME};
 use super::{
     sql, ClockStore, CommitStats, Credentials, DeadlineChange, EventRow, GameFilter, GameRecord, GameRow, GameStore,
@@ -30,10 +31,7 @@ use super::{DeliveryRow, NotifySettings, NotifyStore, Outbox, Settlement, Waitin
 use crate::domain::GameStatus;
 
 #[async_trait]
-impl<B> StoreHealth for B
-where
-    B: Backend,
-{
+impl<B: Backend> StoreHealth for B {
     fn backend(&self) -> &'static str {
         self.core().name
     }
@@ -67,17 +65,10 @@ async fn changed_one<'q, B: Backend>(
 const PLAYER: &str = "SELECT id, name, email, created_at, bot FROM players";
 
 #[async_trait]
-impl<B> PlayerStore for B
-where
-    B: Backend,
-    Player: Decoded<B::DB>,
-    Credentials: Decoded<B::DB>,
-    EventRow: Decoded<B::DB>,
-    (i64,): Decoded<B::DB>,
-{
+impl<B: Backend> PlayerStore for B {
     async fn create_player(&self, player: NewPlayer) -> StoreResult<Player> {
         let _turn = self.write_turn().await;
-        sqlx::query_as(
+        sqlx::query(
             "INSERT INTO players (name, name_key, email, password_hash, created_at, bot) \
              VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, name, email, created_at, bot",
         )
@@ -87,6 +78,7 @@ where
         .arg(player.password_hash.as_str())
         .arg(player.now)
         .arg(player.bot)
+        .rows()
         .fetch_one(self.db())
         .await
         .map_err(StoreError::from_write)
@@ -94,8 +86,9 @@ where
 
     async fn credentials(&self, name_key: &str) -> StoreResult<Option<Credentials>> {
         Ok(
-            sqlx::query_as("SELECT id, name, email, created_at, bot, password_hash FROM players WHERE name_key = $1")
+            sqlx::query("SELECT id, name, email, created_at, bot, password_hash FROM players WHERE name_key = $1")
                 .arg(name_key)
+                .rows()
                 .fetch_optional(self.db())
                 .await?,
         )
@@ -103,12 +96,16 @@ where
 
     async fn player_by_name(&self, name_key: &str) -> StoreResult<Option<Player>> {
         let query = format!("{PLAYER} WHERE name_key = $1");
-        Ok(sqlx::query_as(&query).arg(name_key).fetch_optional(self.db()).await?)
+        Ok(sqlx::query(&query)
+            .arg(name_key)
+            .rows()
+            .fetch_optional(self.db())
+            .await?)
     }
 
     async fn player_by_id(&self, id: i64) -> StoreResult<Option<Player>> {
         let query = format!("{PLAYER} WHERE id = $1");
-        Ok(sqlx::query_as(&query).arg(id).fetch_optional(self.db()).await?)
+        Ok(sqlx::query(&query).arg(id).rows().fetch_optional(self.db()).await?)
     }
 
     async fn update_player(&self, change: PlayerChange) -> StoreResult<Option<Player>> {
@@ -126,7 +123,7 @@ where
         // A field is written when its flag (for the nullable ones) or its
         // value (for the others) is there. The bot flag changes only while
         // the player has never taken a seat: otherwise nothing is written.
-        let changed: Option<Player> = sqlx::query_as(
+        let changed: Option<Player> = sqlx::query(
             "UPDATE players SET \
              email = CASE WHEN $2 THEN $3 ELSE email END, \
              password_hash = COALESCE($4, password_hash), \
@@ -149,12 +146,13 @@ where
         .arg(webhook_secret.as_deref())
         .arg(settings.digest)
         .arg(bot)
+        .rows()
         .fetch_optional(B::DB::connected(&mut *tx))
         .await?;
         if changed.is_none() && bot.is_some() {
             drop(tx);
             let query = format!("{PLAYER} WHERE id = $1");
-            let exists: Option<Player> = sqlx::query_as(&query).arg(id).fetch_optional(self.db()).await?;
+            let exists: Option<Player> = sqlx::query(&query).arg(id).rows().fetch_optional(self.db()).await?;
             return match exists {
                 Some(_) => Err(StoreError::Played),
                 None => Ok(None),
@@ -179,8 +177,9 @@ where
     }
 
     async fn player_event_seq(&self, player_id: i64) -> StoreResult<i64> {
-        let seq: Option<i64> = sqlx::query_scalar("SELECT event_seq FROM players WHERE id = $1")
+        let seq: Option<i64> = sqlx::query("SELECT event_seq FROM players WHERE id = $1")
             .arg(player_id)
+            .scalars()
             .fetch_optional(self.db())
             .await?;
         Ok(seq.unwrap_or(0))
@@ -196,33 +195,27 @@ const MOVE: &str = "SELECT m.ply, m.seat, m.player_id, p.name AS player_name, m.
      m.message, m.created_at FROM moves m JOIN players p ON p.id = m.player_id";
 
 #[async_trait]
-impl<B> GameStore for B
-where
-    B: Backend,
-    GameRow: Decoded<B::DB>,
-    SeatRecord: Decoded<B::DB>,
-    MoveRow: Decoded<B::DB>,
-    EventRow: Decoded<B::DB>,
-    (i64,): Decoded<B::DB>,
-{
+impl<B: Backend> GameStore for B {
     async fn game(&self, id: i64) -> StoreResult<Option<GameRecord>> {
         let query = format!("{GAME} WHERE g.id = $1");
-        let row: Option<GameRow> = sqlx::query_as(&query).arg(id).fetch_optional(self.db()).await?;
+        let row: Option<GameRow> = sqlx::query(&query).arg(id).rows().fetch_optional(self.db()).await?;
         let Some(row) = row else { return Ok(None) };
         let seats = seats(self.pool(), id).await?;
         Ok(Some(GameRecord { row, seats }))
     }
 
     async fn open_games_by(&self, creator: i64) -> StoreResult<OpenGames> {
-        let games: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM games WHERE created_by = $1 AND status = 'open'")
+        let games: i64 = sqlx::query("SELECT COUNT(*) FROM games WHERE created_by = $1 AND status = 'open'")
             .arg(creator)
+            .scalars()
             .fetch_one(self.db())
             .await?;
-        let invitations: i64 = sqlx::query_scalar(
+        let invitations: i64 = sqlx::query(
             "SELECT COUNT(*) FROM seats s JOIN games g ON g.id = s.game_id \
              WHERE g.created_by = $1 AND g.status = 'open' AND s.invitee_id IS NOT NULL AND s.player_id IS NULL",
         )
         .arg(creator)
+        .scalars()
         .fetch_one(self.db())
         .await?;
         Ok(OpenGames { games, invitations })
@@ -242,7 +235,7 @@ where
              AND ($6 IS NULL OR g.id < $6) \
              ORDER BY g.id DESC LIMIT $7"
         );
-        let rows: Vec<GameRow> = sqlx::query_as(&query)
+        let rows: Vec<GameRow> = sqlx::query(&query)
             .arg(filter.viewer)
             .arg(filter.status.map(GameStatus::as_str))
             .arg(filter.game.as_deref())
@@ -250,6 +243,7 @@ where
             .arg(filter.turn_of)
             .arg(filter.before)
             .arg(filter.limit)
+            .rows()
             .fetch_all(self.db())
             .await?;
         let mut games = Vec::with_capacity(rows.len());
@@ -262,18 +256,20 @@ where
 
     async fn moves(&self, game_id: i64, upto: Option<i64>) -> StoreResult<Vec<MoveRow>> {
         let query = format!("{MOVE} WHERE m.game_id = $1 AND ($2 IS NULL OR m.ply <= $2) ORDER BY m.ply");
-        Ok(sqlx::query_as(&query)
+        Ok(sqlx::query(&query)
             .arg(game_id)
             .arg(upto)
+            .rows()
             .fetch_all(self.db())
             .await?)
     }
 
     async fn move_at(&self, game_id: i64, ply: i64) -> StoreResult<Option<MoveRow>> {
         let query = format!("{MOVE} WHERE m.game_id = $1 AND m.ply = $2");
-        Ok(sqlx::query_as(&query)
+        Ok(sqlx::query(&query)
             .arg(game_id)
             .arg(ply)
+            .rows()
             .fetch_optional(self.db())
             .await?)
     }
@@ -312,12 +308,12 @@ async fn event_page<DB>(
 ) -> StoreResult<Vec<EventRow>>
 where
     DB: SharedSql,
-    EventRow: Decoded<DB>,
 {
-    Ok(sqlx::query_as(sql)
+    Ok(sqlx::query(sql)
         .arg(owner)
         .arg(after)
         .arg(limit)
+        .rows()
         .fetch_all(DB::pooled(pool))
         .await?)
 }
@@ -326,40 +322,37 @@ where
 async fn seats<DB>(pool: &sqlx::Pool<DB>, game_id: i64) -> StoreResult<Vec<SeatRow>>
 where
     DB: SharedSql,
-    SeatRecord: Decoded<DB>,
 {
-    let rows: Vec<SeatRecord> = sqlx::query_as(SEATS_OF_GAME)
+    let rows: Vec<SeatRecord> = sqlx::query(SEATS_OF_GAME)
         .arg(game_id)
+        .rows()
         .fetch_all(DB::pooled(pool))
         .await?;
     rows.into_iter().map(SeatRow::try_from).collect()
 }
 
 #[async_trait]
-impl<B> ClockStore for B
-where
-    B: Backend,
-    (i64,): Decoded<B::DB>,
-    (i64, i64): Decoded<B::DB>,
-{
+impl<B: Backend> ClockStore for B {
     async fn due_deadlines(&self, now: i64, limit: i64) -> StoreResult<Vec<i64>> {
-        Ok(sqlx::query_scalar(
+        Ok(sqlx::query(
             "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1 AND status = 'active' \
              ORDER BY deadline LIMIT $2",
         )
         .arg(now)
         .arg(limit)
+        .scalars()
         .fetch_all(self.db())
         .await?)
     }
 
     async fn due_reminders(&self, now: i64, limit: i64) -> StoreResult<Vec<i64>> {
-        Ok(sqlx::query_scalar(
+        Ok(sqlx::query(
             "SELECT id FROM games WHERE reminder_at IS NOT NULL AND reminder_at <= $1 \
              AND status = 'active' ORDER BY reminder_at LIMIT $2",
         )
         .arg(now)
         .arg(limit)
+        .scalars()
         .fetch_all(self.db())
         .await?)
     }
@@ -402,8 +395,9 @@ where
 
     async fn vacations(&self, player_id: i64) -> StoreResult<Vec<(i64, i64)>> {
         Ok(
-            sqlx::query_as("SELECT starts_at, ends_at FROM vacations WHERE player_id = $1 ORDER BY starts_at")
+            sqlx::query("SELECT starts_at, ends_at FROM vacations WHERE player_id = $1 ORDER BY starts_at")
                 .arg(player_id)
+                .rows()
                 .fetch_all(self.db())
                 .await?,
         )
@@ -439,11 +433,12 @@ where
     }
 
     async fn games_to_move(&self, player_id: i64) -> StoreResult<Vec<i64>> {
-        Ok(sqlx::query_scalar(
+        Ok(sqlx::query(
             "SELECT g.id FROM games g JOIN seats s ON s.game_id = g.id AND s.seat = g.to_move \
              WHERE g.status = 'active' AND s.player_id = $1 ORDER BY g.id",
         )
         .arg(player_id)
+        .scalars()
         .fetch_all(self.db())
         .await?)
     }
@@ -453,27 +448,23 @@ const DELIVERY: &str = "SELECT id, player_id, event_seq, channel, kind, status, 
      last_error, created_at, updated_at FROM deliveries";
 
 #[async_trait]
-impl<B> NotifyStore for B
-where
-    B: Backend + PlayerStore,
-    NotifySettings: Decoded<B::DB>,
-    Waiting: Decoded<B::DB>,
-    DeliveryRow: Decoded<B::DB>,
-{
+impl<B: Backend + PlayerStore> NotifyStore for B {
     async fn notify_settings(&self, player_id: i64) -> StoreResult<NotifySettings> {
-        let settings = sqlx::query_as("SELECT notify, webhook_url, webhook_secret, digest FROM players WHERE id = $1")
+        let settings = sqlx::query("SELECT notify, webhook_url, webhook_secret, digest FROM players WHERE id = $1")
             .arg(player_id)
+            .rows()
             .fetch_optional(self.db())
             .await?;
         Ok(settings.unwrap_or_default())
     }
 
     async fn outbox(&self, limit: i64) -> StoreResult<Vec<Waiting>> {
-        Ok(sqlx::query_as(
+        Ok(sqlx::query(
             "SELECT id AS player_id, notify_seq AS cursor, event_seq, email, notify, webhook_url, \
              webhook_secret, digest FROM players WHERE event_seq > notify_seq ORDER BY id LIMIT $1",
         )
         .arg(limit)
+        .rows()
         .fetch_all(self.db())
         .await?)
     }
@@ -487,7 +478,12 @@ where
         let query = format!(
             "{DELIVERY} WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2"
         );
-        Ok(sqlx::query_as(&query).arg(now).arg(limit).fetch_all(self.db()).await?)
+        Ok(sqlx::query(&query)
+            .arg(now)
+            .arg(limit)
+            .rows()
+            .fetch_all(self.db())
+            .await?)
     }
 
     async fn claim_delivery(&self, row: &DeliveryRow, lease_until: i64, now: i64) -> StoreResult<bool> {
@@ -519,10 +515,11 @@ where
 
     async fn deliveries(&self, player_id: i64, before: Option<i64>, limit: i64) -> StoreResult<Vec<DeliveryRow>> {
         let query = format!("{DELIVERY} WHERE player_id = $1 AND ($2 IS NULL OR id < $2) ORDER BY id DESC LIMIT $3");
-        Ok(sqlx::query_as(&query)
+        Ok(sqlx::query(&query)
             .arg(player_id)
             .arg(before)
             .arg(limit)
+            .rows()
             .fetch_all(self.db())
             .await?)
     }

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 
-use crate::store::backend::{Backend, Decoded};
-use crate::store::binding::{SharedSql, Statement};
+use crate::store::backend::Backend;
+use crate::store::binding::{Select, SharedSql, Statement};
 use crate::store::{
     sql, LeaderboardPage, PlayedGame, RatedGame, RatingChange, RatingPoint, RatingRow, RatingStore, StoreError,
     StoreResult,
@@ -18,26 +18,18 @@ const RATING: &str = "SELECT r.player_id, p.name, p.bot, r.game, r.variant, r.ra
      r.wins, r.losses, r.draws, r.last_played, r.last_order FROM ratings r JOIN players p ON p.id = r.player_id";
 
 #[async_trait]
-impl<B> RatingStore for B
-where
-    B: Backend,
-    RatingRow: Decoded<B::DB>,
-    RatingPoint: Decoded<B::DB>,
-    PlayedGame: Decoded<B::DB>,
-    RatedGame: Decoded<B::DB>,
-    (String, i64): Decoded<B::DB>,
-    (i64, i64, i64): Decoded<B::DB>,
-{
+impl<B: Backend> RatingStore for B {
     async fn ratings_of(&self, game: &str, variant: &str, players: &[i64]) -> StoreResult<Vec<RatingRow>> {
         let query = format!("{RATING} WHERE r.player_id = $1 AND r.game = $2 AND r.variant = $3");
         let mut rows = Vec::with_capacity(players.len());
         // A table has at most eight seats: a statement each is cheap, and
         // the same text on both backends.
         for &player in players {
-            let row: Option<RatingRow> = sqlx::query_as(&query)
+            let row: Option<RatingRow> = sqlx::query(&query)
                 .arg(player)
                 .arg(game)
                 .arg(variant)
+                .rows()
                 .fetch_optional(self.db())
                 .await?;
             rows.extend(row);
@@ -50,51 +42,54 @@ where
             "{RATING} WHERE r.game = $1 AND r.variant = $2 AND r.rd <= $3 \
              ORDER BY r.rating DESC, r.player_id LIMIT $4 OFFSET $5"
         );
-        Ok(sqlx::query_as(&query)
+        Ok(sqlx::query(&query)
             .arg(page.game)
             .arg(page.variant)
             .arg(page.max_rd)
             .arg(page.limit)
             .arg(page.offset)
+            .rows()
             .fetch_all(self.db())
             .await?)
     }
 
     async fn player_ratings(&self, player_id: i64) -> StoreResult<Vec<RatingRow>> {
         let query = format!("{RATING} WHERE r.player_id = $1 ORDER BY r.game, r.variant");
-        Ok(sqlx::query_as(&query).arg(player_id).fetch_all(self.db()).await?)
+        Ok(sqlx::query(&query).arg(player_id).rows().fetch_all(self.db()).await?)
     }
 
     async fn all_ratings(&self) -> StoreResult<Vec<RatingRow>> {
         let query = format!("{RATING} ORDER BY r.player_id, r.game, r.variant");
-        Ok(sqlx::query_as(&query).fetch_all(self.db()).await?)
+        Ok(sqlx::query(&query).rows().fetch_all(self.db()).await?)
     }
 
     async fn rating_history(&self, player_id: i64, game: &str, variant: &str) -> StoreResult<Vec<RatingPoint>> {
-        Ok(sqlx::query_as(
+        Ok(sqlx::query(
             "SELECT game_id, number, result, rating_before, rd_before, rating_after, rd_after, played_at \
              FROM rating_changes WHERE player_id = $1 AND game = $2 AND variant = $3 ORDER BY number",
         )
         .arg(player_id)
         .arg(game)
         .arg(variant)
+        .rows()
         .fetch_all(self.db())
         .await?)
     }
 
     async fn played_games(&self, player_id: i64) -> StoreResult<Vec<PlayedGame>> {
-        Ok(sqlx::query_as(
+        Ok(sqlx::query(
             "SELECT g.id, g.game, g.variant, g.status, g.outcome, s.seat, g.updated_at \
              FROM seats s JOIN games g ON g.id = s.game_id \
              WHERE s.player_id = $1 AND g.status IN ('active', 'finished') ORDER BY g.updated_at, g.id",
         )
         .arg(player_id)
+        .rows()
         .fetch_all(self.db())
         .await?)
     }
 
     async fn opponents_met(&self, player_id: i64, limit: i64) -> StoreResult<Vec<(String, i64)>> {
-        Ok(sqlx::query_as(
+        Ok(sqlx::query(
             "SELECT p.name, COUNT(*) AS games FROM seats s \
              JOIN games g ON g.id = s.game_id \
              JOIN seats o ON o.game_id = s.game_id AND o.player_id <> s.player_id \
@@ -104,24 +99,27 @@ where
         )
         .arg(player_id)
         .arg(limit)
+        .rows()
         .fetch_all(self.db())
         .await?)
     }
 
     async fn rated_games(&self) -> StoreResult<Vec<RatedGame>> {
         // Grouped by the key alone: every other column of `g` depends on it.
-        let mut games: Vec<RatedGame> = sqlx::query_as(
+        let mut games: Vec<RatedGame> = sqlx::query(
             "SELECT g.id, g.game, g.variant, g.outcome, COALESCE(MAX(c.played_at), g.updated_at) AS ended_at, \
              MAX(c.ordinal) AS ordinal FROM games g LEFT JOIN rating_changes c ON c.game_id = g.id \
              WHERE g.status = 'finished' AND g.rated GROUP BY g.id \
              ORDER BY (MAX(c.ordinal) IS NULL), MAX(c.ordinal), ended_at, g.id",
         )
+        .rows()
         .fetch_all(self.db())
         .await?;
-        let seats: Vec<(i64, i64, i64)> = sqlx::query_as(
+        let seats: Vec<(i64, i64, i64)> = sqlx::query(
             "SELECT s.game_id, s.seat, s.player_id FROM seats s JOIN games g ON g.id = s.game_id \
              WHERE g.status = 'finished' AND g.rated AND s.player_id IS NOT NULL ORDER BY s.game_id, s.seat",
         )
+        .rows()
         .fetch_all(self.db())
         .await?;
         let mut by_game: HashMap<i64, Vec<(crate::domain::Seat, i64)>> = HashMap::new();

@@ -4,18 +4,13 @@
 
 use async_trait::async_trait;
 
-use super::super::backend::{Backend, Decoded};
-use super::super::binding::Statement;
+use super::super::backend::Backend;
+use super::super::binding::{Select, Statement};
 use super::super::{NewToken, SessionRow, SessionStore, StoreError, StoreResult, TokenSession};
 use super::written;
 
 #[async_trait]
-impl<B> SessionStore for B
-where
-    B: Backend,
-    TokenSession: Decoded<B::DB>,
-    SessionRow: Decoded<B::DB>,
-{
+impl<B: Backend> SessionStore for B {
     async fn insert_token(&self, token: NewToken) -> StoreResult<()> {
         let insert = sqlx::query(
             "INSERT INTO tokens (token_hash, player_id, created_at, last_used_at, user_agent) \
@@ -30,12 +25,12 @@ where
     }
 
     async fn session_by_token(&self, token_hash: &str) -> StoreResult<Option<TokenSession>> {
-        Ok(sqlx::query_as(
+        Ok(sqlx::query(
             "SELECT p.id, p.name, p.email, p.created_at, p.bot, COALESCE(t.last_used_at, t.created_at) AS last_used_at \
              FROM tokens t JOIN players p ON p.id = t.player_id WHERE t.token_hash = $1",
         )
         .arg(token_hash)
-        .fetch_optional(self.db())
+        .rows().fetch_optional(self.db())
         .await?)
     }
 
@@ -48,11 +43,12 @@ where
     }
 
     async fn sessions(&self, player_id: i64) -> StoreResult<Vec<SessionRow>> {
-        Ok(sqlx::query_as(
+        Ok(sqlx::query(
             "SELECT token_hash, created_at, COALESCE(last_used_at, created_at) AS last_used_at, user_agent \
              FROM tokens WHERE player_id = $1 ORDER BY COALESCE(last_used_at, created_at) DESC, created_at DESC",
         )
         .arg(player_id)
+        .rows()
         .fetch_all(self.db())
         .await?)
     }

@@ -5,11 +5,11 @@
 
 use async_trait::async_trait;
 
-use crate::store::backend::{Affected, Backend, Decoded};
-use crate::store::binding::{SharedSql, Statement};
+use crate::store::backend::{Affected, Backend};
+use crate::store::binding::{Select, SharedSql, Statement};
 use crate::store::{
-    EntrantChange, EntrantRow, Entry, NewTournament, PairingRow, StoreError, StoreResult, TournamentFilter,
-    TournamentRecord, TournamentRow, TournamentStep, TournamentStore,
+    EntrantChange, Entry, NewTournament, StoreError, StoreResult, TournamentFilter, TournamentRecord, TournamentRow,
+    TournamentStep, TournamentStore,
 };
 
 const TOURNAMENT: &str = "SELECT t.id, t.name, t.game, t.variant, t.format, t.rounds, t.double_rr, t.group_size, \
@@ -19,18 +19,11 @@ const TOURNAMENT: &str = "SELECT t.id, t.name, t.game, t.variant, t.format, t.ro
      FROM tournaments t JOIN players o ON o.id = t.organiser_id";
 
 #[async_trait]
-impl<B> TournamentStore for B
-where
-    B: Backend,
-    TournamentRow: Decoded<B::DB>,
-    EntrantRow: Decoded<B::DB>,
-    PairingRow: Decoded<B::DB>,
-    (i64,): Decoded<B::DB>,
-{
+impl<B: Backend> TournamentStore for B {
     async fn create_tournament(&self, t: NewTournament) -> StoreResult<i64> {
         let settings = &t.settings;
         let _turn = self.write_turn().await;
-        sqlx::query_scalar(
+        sqlx::query(
             "INSERT INTO tournaments (name, game, variant, format, rounds, double_rr, group_size, time_control, \
              rated, public, min_players, max_players, starts_at, organiser_id, status, round, rev, created_at, \
              updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'open', 0, 0, \
@@ -51,6 +44,7 @@ where
         .arg(settings.starts_at)
         .arg(t.organiser_id)
         .arg(t.now)
+        .scalars()
         .fetch_one(self.db())
         .await
         .map_err(StoreError::from_write)
@@ -58,21 +52,23 @@ where
 
     async fn tournament(&self, id: i64) -> StoreResult<Option<TournamentRecord>> {
         let query = format!("{TOURNAMENT} WHERE t.id = $1");
-        let row: Option<TournamentRow> = sqlx::query_as(&query).arg(id).fetch_optional(self.db()).await?;
+        let row: Option<TournamentRow> = sqlx::query(&query).arg(id).rows().fetch_optional(self.db()).await?;
         let Some(row) = row else { return Ok(None) };
-        let entrants = sqlx::query_as(
+        let entrants = sqlx::query(
             "SELECT e.player_id, p.name, e.seed, e.joined_at, e.left_at, e.grp FROM tournament_players e \
              JOIN players p ON p.id = e.player_id WHERE e.tournament_id = $1 ORDER BY e.seed",
         )
         .arg(id)
+        .rows()
         .fetch_all(self.db())
         .await?;
-        let pairings = sqlx::query_as(
+        let pairings = sqlx::query(
             "SELECT r.round, r.grp, r.game_id, r.first_id, r.second_id, g.status, g.outcome \
              FROM tournament_pairings r LEFT JOIN games g ON g.id = r.game_id \
              WHERE r.tournament_id = $1 ORDER BY r.round, r.grp, r.id",
         )
         .arg(id)
+        .rows()
         .fetch_all(self.db())
         .await?;
         Ok(Some(TournamentRecord {
@@ -88,11 +84,12 @@ where
              WHERE e.tournament_id = t.id AND e.player_id = $1)) \
              AND ($2 IS NULL OR t.status = $2) AND ($3 IS NULL OR t.game = $3) ORDER BY t.id DESC LIMIT $4"
         );
-        Ok(sqlx::query_as(&query)
+        Ok(sqlx::query(&query)
             .arg(filter.viewer)
             .arg(filter.status.map(|s| s.as_str()))
             .arg(filter.game.as_deref())
             .arg(filter.limit)
+            .rows()
             .fetch_all(self.db())
             .await?)
     }
@@ -140,20 +137,22 @@ where
 
     async fn tournament_of_game(&self, game_id: i64) -> StoreResult<Option<i64>> {
         Ok(
-            sqlx::query_scalar("SELECT tournament_id FROM tournament_pairings WHERE game_id = $1")
+            sqlx::query("SELECT tournament_id FROM tournament_pairings WHERE game_id = $1")
                 .arg(game_id)
+                .scalars()
                 .fetch_optional(self.db())
                 .await?,
         )
     }
 
     async fn due_tournaments(&self, now: i64, limit: i64) -> StoreResult<Vec<i64>> {
-        Ok(sqlx::query_scalar(
+        Ok(sqlx::query(
             "SELECT id FROM tournaments WHERE status = 'open' AND starts_at IS NOT NULL AND starts_at <= $1 \
              ORDER BY starts_at LIMIT $2",
         )
         .arg(now)
         .arg(limit)
+        .scalars()
         .fetch_all(self.db())
         .await?)
     }
