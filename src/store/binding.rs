@@ -11,7 +11,8 @@
 //! [`Select::rows`] and runs on [`SharedSql::pooled`] or
 //! [`SharedSql::connected`] without naming a bound. The rows are the same
 //! kind of bound (`Player: FromRow<'r, DB::Row>`), so [`SharedSql`] has
-//! [`Reads`] of each as a supertrait, which Rust does imply.
+//! [`Reads`] of each as a supertrait (through [`SharedRows`]), which Rust
+//! does imply.
 //! A backend whose driver lacks one of these types fails to compile where it
 //! declares its database.
 
