@@ -6,6 +6,7 @@ use crate::common;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use common::smtp::{mail, smtp_receiver, unquote, Mails, SmtpClient};
 use common::{until, Database, TestServer};
@@ -521,6 +522,56 @@ async fn the_listener_keeps_its_limits() {
         .filter(|m| m.header("In-Reply-To").is_some())
         .count();
     assert_eq!(replies, 1);
+    w.end().await;
+}
+
+/// One address cannot take every place, and a busy session cannot keep
+/// its place for ever: bytes trickling in reset the idle timer, not the
+/// lifetime.
+#[tokio::test]
+async fn a_session_has_a_lifetime_and_an_address_its_share() {
+    let w = world_with(|config| {
+        config.mail.mail_max_sessions = 10;
+        config.mail.mail_max_sessions_per_address = 1;
+        config.mail.mail_session_lifetime = 2;
+        config.mail.mail_idle_timeout = 60;
+    })
+    .await;
+    let mut busy = SmtpClient::connect(w.smtp).await;
+    assert_eq!(busy.command("EHLO client.test").await.0, 250);
+    // A second session from the same address is turned away at once.
+    let second = tokio::net::TcpStream::connect(w.smtp).await.unwrap();
+    let mut second = tokio::io::BufReader::new(second);
+    let mut line = String::new();
+    tokio::io::AsyncBufReadExt::read_line(&mut second, &mut line)
+        .await
+        .unwrap();
+    assert!(line.starts_with("421 4.7.0"), "{line}");
+
+    // A byte at a time, never a whole line: never idle, never done.
+    let started = std::time::Instant::now();
+    let (code, text) = loop {
+        if let Ok(spoken) = tokio::time::timeout(Duration::from_millis(300), busy.response()).await {
+            break spoken;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the session outlived its lifetime"
+        );
+        busy.write(b"x").await;
+    };
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "closed after {:?}",
+        started.elapsed()
+    );
+    assert_eq!(code, 421, "{text}");
+    assert!(text.contains("too long"), "{text}");
+    assert!(busy.closed().await);
+    // Its place is given back: the address may open a session again.
+    let mut again = SmtpClient::connect(w.smtp).await;
+    assert_eq!(again.command("NOOP").await.0, 250);
+    drop(again);
     w.end().await;
 }
 

@@ -1148,6 +1148,20 @@ async fn cors_and_body_limit_are_configurable() {
         )
         .await;
     assert_error(s, &b, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large");
+    // Refused before its body was read, and still counted.
+    let metrics = server
+        .client
+        .get(format!("{}/metrics", server.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("tavoliere_http_requests_total{method=\"POST\",route=\"/api/v1/players\",status=\"413\"} 1"),
+        "{metrics}"
+    );
     server.stop().await;
     database.remove().await;
 }

@@ -12,6 +12,7 @@ mod contract;
 mod correspondence;
 pub mod error;
 mod games;
+mod guard;
 mod meta;
 mod params;
 mod players;
@@ -23,12 +24,11 @@ mod tournaments;
 mod web;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
 use axum::http::{header, HeaderValue, Method};
-use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::Router;
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -91,7 +91,6 @@ pub struct Services {
 /// The whole application with its layers.
 pub fn app(state: AppState, config: &Config) -> Router {
     let timeout = Duration::from_secs(config.request_timeout.max(1));
-    let body_limit = config.body_limit;
     let api = Router::new()
         .merge(players::router())
         .merge(bots::router())
@@ -126,9 +125,6 @@ pub fn app(state: AppState, config: &Config) -> Router {
             tracing::error!("a handler panicked");
             Error::internal("panic").into_response()
         }))
-        .layer(middleware::from_fn(move |request: Request, next: Next| {
-            refuse_large_bodies(body_limit, request, next)
-        }))
         .layer(DefaultBodyLimit::max(config.body_limit))
         .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
             let route = request
@@ -137,13 +133,13 @@ pub fn app(state: AppState, config: &Config) -> Router {
                 .map_or("unmatched", MatchedPath::as_str);
             tracing::info_span!("request", method = %request.method(), route)
         }))
-        .layer(middleware::from_fn_with_state(state.clone(), count_requests))
-        .layer(middleware::from_fn(move |request: Request, next: Next| async move {
-            match tokio::time::timeout(timeout, next.run(request)).await {
-                Ok(response) => response,
-                Err(_) => Error::Timeout.into_response(),
-            }
-        }));
+        // Innermost: the body-size refusal, the timeout and the request
+        // count, in one service that boxes nothing (guard.rs).
+        .layer(guard::Guard {
+            body_limit: config.body_limit,
+            timeout,
+            metrics: Arc::clone(&state.metrics),
+        });
     Router::new()
         .nest("/api/v1", api)
         .merge(meta::router())
@@ -151,28 +147,6 @@ pub fn app(state: AppState, config: &Config) -> Router {
         .method_not_allowed_fallback(|| async { Error::MethodNotAllowed("method not allowed here".to_owned()) })
         .layer(layers)
         .with_state(state)
-}
-
-/// A body announced larger than the limit is refused at once, before a
-/// byte of it is read (else the client would hold the connection until the
-/// request timed out); the connection closes, its body unread.
-async fn refuse_large_bodies(limit: usize, request: Request, next: Next) -> Response {
-    let announced = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    match announced {
-        Some(length) if length > limit as u64 => {
-            let mut response =
-                Error::PayloadTooLarge(format!("the request body is too large: at most {limit} bytes")).into_response();
-            response
-                .headers_mut()
-                .insert(header::CONNECTION, HeaderValue::from_static("close"));
-            response
-        }
-        _ => next.run(request).await,
-    }
 }
 
 /// The web client's Content-Security-Policy (see [`app`]).
@@ -193,18 +167,4 @@ fn cors(origins: &[String]) -> CorsLayer {
             .collect();
         layer.allow_origin(AllowOrigin::list(list))
     }
-}
-
-async fn count_requests(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let started = Instant::now();
-    // Clones that allocate nothing: a standard method is a tag, a matched
-    // path a shared string.
-    let method = request.method().clone();
-    let route = request.extensions().get::<MatchedPath>().cloned();
-    let response = next.run(request).await;
-    let route = route.as_ref().map_or("unmatched", MatchedPath::as_str);
-    state
-        .metrics
-        .count_request(method.as_str(), route, response.status().as_u16(), started.elapsed());
-    response
 }

@@ -6,8 +6,9 @@
 //! the domain does not know gets `550` too; a message past
 //! `--mail-max-size` gets `552` and is not kept; `250` at the end of `DATA`
 //! is said only once the message is stored in the inbox (`451` when it
-//! cannot be); recipients per message, sessions at once, errors per session
-//! and idle time are limited. Nothing a client sends can panic a session.
+//! cannot be); recipients per message, sessions at once (in all and per
+//! address), errors per session, idle time and a session's whole lifetime
+//! are limited. Nothing a client sends can panic a session.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -22,11 +23,14 @@ use tokio::sync::Semaphore;
 use super::address::AddressError;
 use super::inbox::{Accepted, Inbox};
 use super::MailConfig;
+use crate::limits::Connections;
 
 /// Errors a session may make before it is closed.
 const MAX_ERRORS: usize = 20;
 /// Longest command line taken, with some room over RFC 5321's 512.
 const MAX_LINE: usize = 2048;
+/// How long a last `421` may take to send before the socket is dropped.
+const FAREWELL: Duration = Duration::from_secs(2);
 
 /// The limits of the listener.
 #[derive(Clone, Copy, Debug)]
@@ -39,6 +43,11 @@ struct Limits {
 /// Accepts sessions until the task is aborted.
 pub async fn serve(listener: TcpListener, inbox: Arc<Inbox>, config: &MailConfig) {
     let sessions = Arc::new(Semaphore::new(config.mail_max_sessions.max(1)));
+    let per_address = Connections::new(match config.mail_max_sessions_per_address {
+        0 => u32::MAX,
+        cap => cap,
+    });
+    let lifetime = Duration::from_secs(config.mail_session_lifetime.max(1));
     let limits = Limits {
         max_size: config.mail_max_size,
         max_recipients: config.mail_max_recipients.max(1),
@@ -53,19 +62,33 @@ pub async fn serve(listener: TcpListener, inbox: Arc<Inbox>, config: &MailConfig
                 continue;
             }
         };
-        let Ok(permit) = sessions.clone().try_acquire_owned() else {
-            let _ = stream
-                .write_all(b"421 4.7.0 Too many connections, try again later\r\n")
-                .await;
+        let admitted = sessions
+            .clone()
+            .try_acquire_owned()
+            .ok()
+            .zip(per_address.admit(peer.ip()));
+        let Some(places) = admitted else {
+            // Said from a task of its own: a peer that does not read must
+            // not hold up the accept loop.
+            tokio::spawn(async move {
+                let refusal = stream.write_all(b"421 4.7.0 Too many connections, try again later\r\n");
+                let _ = tokio::time::timeout(FAREWELL, refusal).await;
+            });
             continue;
         };
         let inbox = inbox.clone();
         tokio::spawn(async move {
             let mut session = Session::new(inbox, limits, peer);
-            if let Err(e) = session.run(&mut stream).await {
-                tracing::debug!(%peer, error = %e, "SMTP session ended");
+            match tokio::time::timeout(lifetime, session.run(&mut stream)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::debug!(%peer, error = %e, "SMTP session ended"),
+                Err(_) => {
+                    tracing::debug!(%peer, "SMTP session closed: it lasted too long");
+                    let farewell = stream.write_all(b"421 4.4.2 Session lasted too long, closing\r\n");
+                    let _ = tokio::time::timeout(FAREWELL, farewell).await;
+                }
             }
-            drop(permit);
+            drop(places);
         });
     }
 }

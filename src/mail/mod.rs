@@ -56,6 +56,17 @@ pub struct MailConfig {
     /// SMTP sessions at once; more are answered 421.
     #[arg(long, env = "TAVOLIERE_MAIL_MAX_SESSIONS", default_value_t = 32)]
     pub mail_max_sessions: usize,
+    /// SMTP sessions at once from one address (an IPv6 /64 counts as one);
+    /// more are answered 421. 0: no cap of its own, for a listener behind
+    /// an MTA, whose sessions all come from the MTA's address.
+    #[arg(long, env = "TAVOLIERE_MAIL_MAX_SESSIONS_PER_ADDRESS", default_value_t = 0)]
+    pub mail_max_sessions_per_address: u32,
+    /// Seconds an SMTP session may last in all, however busy (a client
+    /// that trickles a byte at a time, or never reads its answers, gives
+    /// its place back then).
+    #[arg(long, env = "TAVOLIERE_MAIL_SESSION_LIFETIME", default_value_t = 600,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub mail_session_lifetime: u64,
     /// Seconds an SMTP session may stay silent before it is closed.
     #[arg(long, env = "TAVOLIERE_MAIL_IDLE_TIMEOUT", default_value_t = 60)]
     pub mail_idle_timeout: u64,
@@ -76,6 +87,8 @@ impl Default for MailConfig {
             mail_max_size: 256 * 1024,
             mail_max_recipients: 10,
             mail_max_sessions: 32,
+            mail_max_sessions_per_address: 0,
+            mail_session_lifetime: 600,
             mail_idle_timeout: 60,
             mail_poll_ms: 1_000,
             mail_process_delay_ms: 0,

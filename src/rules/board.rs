@@ -60,7 +60,19 @@ pub fn write_coordinate(f: &mut fmt::Formatter<'_>, file: u8, rank: u8, skip_i: 
     if skip_i && letter >= b'i' {
         letter += 1;
     }
-    write!(f, "{}{}", letter as char, rank + 1)
+    // Spelled into bytes and written once: `write!` with two arguments
+    // goes through the formatting machinery, and a position's legal
+    // moves are written in every answer that lists them (issue 26).
+    let number = u16::from(rank) + 1;
+    let mut text = [letter, 0, 0, 0];
+    let mut len = 1;
+    for divisor in [100, 10, 1] {
+        if number >= divisor || divisor == 1 {
+            text[len] = b'0' + (number / divisor % 10) as u8;
+            len += 1;
+        }
+    }
+    f.write_str(std::str::from_utf8(&text[..len]).map_err(|_| fmt::Error)?)
 }
 
 /// A square of a grid of at most 8×8: `rank * 8 + file`, `a1` = 0.
@@ -277,6 +289,31 @@ mod tests {
         assert_eq!(parse_coordinate("k10", true), Some((9, 9, "")));
         assert_eq!(parse_coordinate("t19+", true), Some((18, 18, "+")));
         assert_eq!(parse_coordinate("i5", true), None);
+    }
+
+    #[test]
+    fn coordinates_are_written_as_they_are_read() {
+        struct Coordinate(u8, u8, bool);
+        impl fmt::Display for Coordinate {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write_coordinate(f, self.0, self.1, self.2)
+            }
+        }
+        let written = |file, rank, skip_i| Coordinate(file, rank, skip_i).to_string();
+        assert_eq!(written(0, 0, false), "a1");
+        assert_eq!(written(7, 7, false), "h8");
+        assert_eq!(written(8, 9, true), "j10");
+        assert_eq!(written(18, 18, true), "t19");
+        assert_eq!(written(2, 99, false), "c100");
+        assert_eq!(written(25, 254, false), "z255");
+        for skip_i in [false, true] {
+            for file in 0..19 {
+                for rank in 0..19 {
+                    let text = written(file, rank, skip_i);
+                    assert_eq!(parse_coordinate(&text, skip_i), Some((file, rank, "")), "{text}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -131,9 +131,14 @@ impl SmtpClient {
         }
     }
 
+    /// Sends raw bytes, reading nothing.
+    pub async fn write(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).await.expect("write to the listener");
+    }
+
     /// Sends raw bytes and reads the response.
     pub async fn raw(&mut self, bytes: &[u8]) -> (u16, String) {
-        self.writer.write_all(bytes).await.expect("write to the listener");
+        self.write(bytes).await;
         self.response().await
     }
 
