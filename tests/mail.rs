@@ -501,12 +501,7 @@ async fn the_listener_keeps_its_limits() {
 
     // A third session at once is turned away; a silent one is closed.
     let mut second = SmtpClient::connect(w.smtp).await;
-    let third = tokio::net::TcpStream::connect(w.smtp).await.unwrap();
-    let mut third = tokio::io::BufReader::new(third);
-    let mut line = String::new();
-    tokio::io::AsyncBufReadExt::read_line(&mut third, &mut line)
-        .await
-        .unwrap();
+    let line = SmtpClient::greeting(w.smtp).await;
     assert!(line.starts_with("421"), "{line}");
     let (code, text) = second.response().await;
     assert_eq!(code, 421, "the idle session is closed: {text}");
@@ -540,12 +535,7 @@ async fn a_session_has_a_lifetime_and_an_address_its_share() {
     let mut busy = SmtpClient::connect(w.smtp).await;
     assert_eq!(busy.command("EHLO client.test").await.0, 250);
     // A second session from the same address is turned away at once.
-    let second = tokio::net::TcpStream::connect(w.smtp).await.unwrap();
-    let mut second = tokio::io::BufReader::new(second);
-    let mut line = String::new();
-    tokio::io::AsyncBufReadExt::read_line(&mut second, &mut line)
-        .await
-        .unwrap();
+    let line = SmtpClient::greeting(w.smtp).await;
     assert!(line.starts_with("421 4.7.0"), "{line}");
 
     // A byte at a time, never a whole line: never idle, never done.

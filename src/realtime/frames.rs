@@ -131,11 +131,18 @@ pub(super) fn error_frame(id: &Value, refusal: Refusal) -> Message {
             json!({ "type": "error", "id": id, "code": code, "message": message })
         }
     };
-    text(frame.to_string())
+    text(json_text(&frame))
 }
 
 pub(super) fn text(frame: impl Into<String>) -> Message {
     Message::Text(frame.into().into())
+}
+
+/// A frame built as a `Value`, printed. Through `serde_json::to_string`,
+/// not `Value`'s `Display`, which writes through `fmt` a piece at a time:
+/// 12.6k instructions a move for the event frames alone (issue 26).
+pub(super) fn json_text(frame: &Value) -> String {
+    serde_json::to_string(frame).expect("a JSON value prints: its keys are strings, its writer a Vec")
 }
 
 pub(super) fn ack(id: &Value, result: Value) -> Message {
@@ -180,6 +187,25 @@ pub(super) fn parse(text: &str) -> Result<(Value, Request), (Value, Refusal)> {
     }
 }
 
+/// The `snapshot` frame, serialised straight into its text like an ack.
 pub(super) fn snapshot_frame(game: i64, state: &crate::views::GameState) -> Message {
-    text(json!({ "type": "snapshot", "game_id": game, "game": game, "seq": state.seq, "state": state }).to_string())
+    #[derive(Serialize)]
+    struct Snapshot<'a> {
+        r#type: &'static str,
+        game_id: i64,
+        game: i64,
+        seq: i64,
+        state: &'a crate::views::GameState,
+    }
+    let frame = Snapshot {
+        r#type: "snapshot",
+        game_id: game,
+        game,
+        seq: state.seq,
+        state,
+    };
+    match serde_json::to_string(&frame) {
+        Ok(frame) => text(frame),
+        Err(error) => error_frame(&Value::Null, Refusal::Game(GameError::internal(error))),
+    }
 }

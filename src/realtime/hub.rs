@@ -18,10 +18,13 @@ use crate::domain::Seat;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use serde::Serialize;
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
+use super::frames::json_text;
 use crate::store::EventRow;
+use crate::views::EventView;
 
 /// A frame on a game's channel, serialised once.
 #[derive(Clone, Debug)]
@@ -33,21 +36,46 @@ pub struct GameFrame {
 
 /// The `event` frame of a stored game event, exactly as the protocol sends
 /// it: the one event shape (`EventView`), and the game's id as `game` too,
-/// the name of the release before, for one release.
-pub fn event_frame(game: i64, event: &EventRow) -> Value {
-    let mut frame = crate::views::EventView::of_game(game, event).frame("event");
-    frame["game"] = game.into();
-    frame
+/// the name of the release before, for one release. A live frame (a
+/// change just committed) also carries `committed_us`, when the commit was
+/// confirmed (unix microseconds), so a client on the same machine can
+/// measure commit-to-frame latency; frames replayed from the log do not:
+/// their commit is long past.
+#[derive(Serialize)]
+struct EventFrame {
+    r#type: &'static str,
+    #[serde(flatten)]
+    view: EventView,
+    game: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    committed_us: Option<i64>,
 }
 
-/// The `event` frame of a change just committed: [`event_frame`] plus
-/// `committed_us`, when the commit was confirmed (unix microseconds), so a
-/// client on the same machine can measure commit-to-frame latency. Frames
-/// replayed from the log do not carry it: their commit is long past.
-fn live_event_frame(game: i64, event: &EventRow, committed_us: i64) -> Value {
-    let mut frame = event_frame(game, event);
-    frame["committed_us"] = committed_us.into();
-    frame
+impl EventFrame {
+    fn of(game: i64, event: &EventRow, committed_us: Option<i64>) -> EventFrame {
+        EventFrame {
+            r#type: "event",
+            view: EventView::of_game(game, event),
+            game,
+            committed_us,
+        }
+    }
+
+    /// Printed straight from the view, no `Value` in between: a frame goes
+    /// out for every event of every move (issue 26).
+    fn text(&self) -> String {
+        serde_json::to_string(self).expect("an event frame prints: its keys are strings, its writer a Vec")
+    }
+}
+
+/// The `event` frame of a stored game event (see [`EventFrame`]).
+pub fn event_frame(game: i64, event: &EventRow) -> Value {
+    serde_json::to_value(EventFrame::of(game, event, None)).unwrap_or(Value::Null)
+}
+
+/// The text of [`event_frame`].
+pub fn event_frame_text(game: i64, event: &EventRow) -> String {
+    EventFrame::of(game, event, None).text()
 }
 
 /// Unix time in microseconds.
@@ -87,9 +115,7 @@ fn presence_frame(game: i64, online: &BTreeMap<Seat, usize>) -> GameFrame {
     let seats: Vec<Seat> = online.keys().copied().collect();
     GameFrame {
         seq: None,
-        text: json!({ "type": "presence", "game_id": game, "game": game, "online": seats })
-            .to_string()
-            .into(),
+        text: json_text(&json!({ "type": "presence", "game_id": game, "game": game, "online": seats })).into(),
     }
 }
 
@@ -183,7 +209,9 @@ impl Hub {
     /// moment is the frames' `committed_us`.
     pub fn publish_game(&self, game: i64, events: &[EventRow]) {
         let committed_us = now_us();
-        self.publish(game, events, |event| live_event_frame(game, event, committed_us));
+        self.publish(game, events, |event| {
+            EventFrame::of(game, event, Some(committed_us)).text()
+        });
     }
 
     /// Where a relay of `game` should read the log from so that its
@@ -201,11 +229,11 @@ impl Hub {
     /// Sends events another process committed, read back from the log,
     /// skipping those already sent (this process's own, announced too).
     pub fn publish_relayed(&self, game: i64, events: &[EventRow]) {
-        self.publish(game, events, |event| event_frame(game, event));
+        self.publish(game, events, |event| event_frame_text(game, event));
     }
 
     /// Sends each event newer than the channel's newest, in order.
-    fn publish(&self, game: i64, events: &[EventRow], frame: impl Fn(&EventRow) -> Value) {
+    fn publish(&self, game: i64, events: &[EventRow], frame: impl Fn(&EventRow) -> String) {
         let mut games = locked(&self.games);
         let Some(topic) = games.get_mut(&game) else {
             return;
@@ -217,7 +245,7 @@ impl Hub {
             topic.published = Some(event.seq);
             let _ = topic.sender.send(GameFrame {
                 seq: Some(event.seq),
-                text: frame(event).to_string().into(),
+                text: frame(event).into(),
             });
         }
     }
@@ -407,6 +435,17 @@ mod tests {
         assert!((before..=now_us()).contains(&committed), "{frame}");
         assert_eq!(frame["seq"], 1);
         assert!(event_frame(3, &event).get("committed_us").is_none());
+        // The live frame is the logged one and the commit time; its text
+        // says what its value does.
+        let mut logged = frame.clone();
+        logged.as_object_mut().unwrap().remove("committed_us");
+        assert_eq!(logged, event_frame(3, &event));
+        let text: Value = serde_json::from_str(&event_frame_text(3, &event)).unwrap();
+        assert_eq!(text, event_frame(3, &event));
+        assert_eq!(
+            (&text["type"], &text["game"], &text["game_id"]),
+            (&json!("event"), &json!(3), &json!(3))
+        );
     }
 
     /// What another process committed is relayed once, after what this

@@ -24,8 +24,10 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::AbortHandle;
 
-use super::frames::{ack, ack_of, error_frame, parse, refuse, snapshot_frame, text, Refusal, Request, Return};
-use super::hub::{event_frame, GameSubscription};
+use super::frames::{
+    ack, ack_of, error_frame, json_text, parse, refuse, snapshot_frame, text, Refusal, Request, Return,
+};
+use super::hub::{event_frame, event_frame_text, GameSubscription};
 use crate::config::RealtimeConfig;
 use crate::games::{Games, MoveCommand, Room};
 use crate::players::Players;
@@ -303,7 +305,7 @@ impl Connection {
                 self.player = Some(player);
                 Ok(Some(ack(id, result)))
             }
-            Request::Ping => Ok(Some(text(json!({ "type": "pong", "id": id }).to_string()))),
+            Request::Ping => Ok(Some(text(json_text(&json!({ "type": "pong", "id": id }))))),
             Request::Subscribe { game, since } => self.subscribe(id, game, since).await.map(Some),
             Request::Unsubscribe { game } => match self.games.0.remove(&game) {
                 Some(task) => {
@@ -367,13 +369,13 @@ impl Connection {
                 let events = games.events(self.player.as_ref(), game, since, MAX_REPLAY).await?;
                 last_seq = since;
                 for event in &events {
-                    self.send(text(event_frame(game, event).to_string())).await;
+                    self.send(text(event_frame_text(game, event))).await;
                     last_seq = event.seq;
                 }
             }
             _ => self.send(snapshot_frame(game, &state)).await,
         }
-        self.send(text(self.context.hub.presence(game).to_string())).await;
+        self.send(text(json_text(&self.context.hub.presence(game)))).await;
         let task = tokio::spawn(forward_game(
             subscription,
             last_seq,
@@ -491,8 +493,8 @@ async fn forward_player(
         let full_page = events.len() as i64 == PLAYER_PAGE;
         for event in events {
             last_seq = event.seq;
-            let frame = crate::views::EventView::of_player(&event).frame("player_event");
-            if out.send(text(frame.to_string())).await.is_err() {
+            let frame = crate::views::EventView::of_player(&event).frame_text("player_event");
+            if out.send(text(frame)).await.is_err() {
                 return;
             }
         }

@@ -66,11 +66,31 @@ impl EventView {
     }
 
     /// The view as a frame of type `kind` (`event`, `player_event`).
-    pub fn frame(&self, kind: &str) -> Value {
-        let mut frame = self.to_json();
-        frame["type"] = Value::from(kind);
-        frame
+    pub fn frame(&self, kind: &'static str) -> Value {
+        serde_json::to_value(Framed {
+            r#type: kind,
+            view: self,
+        })
+        .unwrap_or(Value::Null)
     }
+
+    /// The text of [`EventView::frame`], printed straight from the view
+    /// (no `Value` in between: a player's frame goes out for every move).
+    pub fn frame_text(&self, kind: &'static str) -> String {
+        serde_json::to_string(&Framed {
+            r#type: kind,
+            view: self,
+        })
+        .expect("an event frame prints: its keys are strings, its writer a Vec")
+    }
+}
+
+/// An [`EventView`] with the `type` of the frame it is sent in.
+#[derive(Serialize)]
+struct Framed<'a> {
+    r#type: &'static str,
+    #[serde(flatten)]
+    view: &'a EventView,
 }
 
 #[cfg(test)]
@@ -110,5 +130,16 @@ mod tests {
             "the kind of game, as in game objects"
         );
         assert_eq!(view.frame("event")["type"], "event");
+    }
+
+    /// The printed frame is the frame: the view's fields and its type.
+    #[test]
+    fn a_frames_text_is_its_value() {
+        let view = EventView::of_player(&row(json!({ "game": 4, "ply": 2 })));
+        let printed: Value = serde_json::from_str(&view.frame_text("player_event")).unwrap();
+        let mut expected = view.to_json();
+        expected["type"] = json!("player_event");
+        assert_eq!(printed, expected);
+        assert_eq!(view.frame("player_event"), expected);
     }
 }

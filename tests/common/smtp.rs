@@ -115,6 +115,18 @@ impl SmtpClient {
         client
     }
 
+    /// Connects and reads the first line the listener says, whatever it
+    /// is (a greeting, or a refusal of the session).
+    pub async fn greeting(address: SocketAddr) -> String {
+        let stream = TcpStream::connect(address).await.expect("connect to the SMTP listener");
+        let mut line = String::new();
+        BufReader::new(stream)
+            .read_line(&mut line)
+            .await
+            .expect("read the first line");
+        line
+    }
+
     /// Reads one (possibly multi-line) response: its code and text.
     pub async fn response(&mut self) -> (u16, String) {
         let mut text = String::new();
