@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 use crate::games::{AnswerShape, GameError, Room};
 use crate::players::PlayerError;
+use crate::views::json_text;
 
 /// A request from the client. Unknown fields are ignored so that clients
 /// may send more than this server reads. A game is named `game_id` (or
@@ -136,13 +137,6 @@ pub(super) fn error_frame(id: &Value, refusal: Refusal) -> Message {
 
 pub(super) fn text(frame: impl Into<String>) -> Message {
     Message::Text(frame.into().into())
-}
-
-/// A frame built as a `Value`, printed. Through `serde_json::to_string`,
-/// not `Value`'s `Display`, which writes through `fmt` a piece at a time:
-/// 12.6k instructions a move for the event frames alone (issue 26).
-pub(super) fn json_text(frame: &Value) -> String {
-    serde_json::to_string(frame).expect("a JSON value prints: its keys are strings, its writer a Vec")
 }
 
 pub(super) fn ack(id: &Value, result: Value) -> Message {

@@ -22,9 +22,8 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
-use super::frames::json_text;
 use crate::store::EventRow;
-use crate::views::EventView;
+use crate::views::{json_text, EventView};
 
 /// A frame on a game's channel, serialised once.
 #[derive(Clone, Debug)]
@@ -64,7 +63,7 @@ impl EventFrame {
     /// Printed straight from the view, no `Value` in between: a frame goes
     /// out for every event of every move (issue 26).
     fn text(&self) -> String {
-        serde_json::to_string(self).expect("an event frame prints: its keys are strings, its writer a Vec")
+        json_text(self)
     }
 }
 

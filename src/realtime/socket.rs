@@ -24,14 +24,13 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::AbortHandle;
 
-use super::frames::{
-    ack, ack_of, error_frame, json_text, parse, refuse, snapshot_frame, text, Refusal, Request, Return,
-};
+use super::frames::{ack, ack_of, error_frame, parse, refuse, snapshot_frame, text, Refusal, Request, Return};
 use super::hub::{event_frame, event_frame_text, GameSubscription};
 use crate::config::RealtimeConfig;
 use crate::games::{Games, MoveCommand, Room};
 use crate::players::Players;
 use crate::store::Player;
+use crate::views::json_text;
 
 /// Outgoing frames queued per connection; a subscriber that finds the queue
 /// full waits, lags behind its game's channel and is then resynchronised.

@@ -77,11 +77,10 @@ impl EventView {
     /// The text of [`EventView::frame`], printed straight from the view
     /// (no `Value` in between: a player's frame goes out for every move).
     pub fn frame_text(&self, kind: &'static str) -> String {
-        serde_json::to_string(&Framed {
+        super::json_text(&Framed {
             r#type: kind,
             view: self,
         })
-        .expect("an event frame prints: its keys are strings, its writer a Vec")
     }
 }
 

@@ -33,6 +33,14 @@ pub struct Snapshot {
     pub last_move: Option<MoveRow>,
 }
 
+/// A frame or payload as JSON text. Through `serde_json::to_string`, not
+/// `Value`'s `Display`, which writes through `fmt` a piece at a time (12.6k
+/// instructions a move for the event frames alone; issue 26). Only for
+/// shapes that always print: strings for keys, no failing `Serialize`.
+pub fn json_text(value: &impl serde::Serialize) -> String {
+    serde_json::to_string(value).expect("a frame prints: its keys are strings, its writer a Vec")
+}
+
 /// "Forza 4 Centrifuga", or "Focus — Lines of Focus" when the variant has a
 /// name of its own.
 pub fn title(info: &GameInfo, variant: &VariantInfo) -> String {
