@@ -11,7 +11,9 @@ use serde_json::json;
 use std::sync::Arc;
 
 use tavoliere::domain::{GameStatus, Seat};
-use tavoliere::store::{self, Event, GameUpdate, NewGame, NewMove, NewPlayer, Player, PlayerEvent, Store, StoreError};
+use tavoliere::store::{
+    self, DeadlineChange, Event, GameUpdate, NewGame, NewMove, NewPlayer, Player, PlayerEvent, Store, StoreError,
+};
 
 const GAMES: usize = 120;
 
@@ -249,6 +251,68 @@ async fn a_change_that_fails_half_way_fails_alone_and_leaves_nothing() {
     let events = store.player_events(bob.id, 0, 1_000).await.expect("stream");
     let seqs: Vec<i64> = events.iter().map(|e| e.seq).collect();
     assert_eq!(seqs, (1..=ids.len() as i64 - 1).collect::<Vec<_>>());
+    drop(store);
+    database.remove().await;
+}
+
+/// A game's row as the store reads it: status, ply, event number, deadline
+/// and reminder.
+async fn row_of(store: &dyn Store, id: i64) -> (GameStatus, i64, i64, Option<i64>, Option<i64>) {
+    let row = store.game(id).await.expect("read").expect("the game").row;
+    (row.status, row.ply, row.event_seq, row.deadline, row.reminder_at)
+}
+
+/// An update leaves the game's row exactly as it says, status, deadline
+/// and reminder included, however the writer writes it (SQLite's writer
+/// writes a move's row in place when those three stay as they are), and
+/// a stale one changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_update_writes_the_whole_row_or_nothing() {
+    use GameStatus::{Active, Finished};
+    let (database, store, alice, bob) = alice_and_bob().await;
+    let players = (alice.id, bob.id);
+    let id = store.create_game(a_game(players)).await.expect("a game");
+    assert_eq!(row_of(&*store, id).await, (Active, 0, 1, None, None));
+
+    // A move: status, deadline and reminder as they were.
+    store.update_game(a_move(id, 1, 1, players)).await.expect("a move");
+    assert_eq!(row_of(&*store, id).await, (Active, 1, 2, None, None));
+
+    // A clock starts: deadline and reminder change.
+    let mut timed = a_move(id, 2, 2, players);
+    (timed.deadline, timed.reminder_at) = (Some(5_000), Some(4_000));
+    store.update_game(timed).await.expect("a timed move");
+    assert_eq!(row_of(&*store, id).await, (Active, 2, 3, Some(5_000), Some(4_000)));
+
+    // A vacation moves the deadline meanwhile (a write that keeps the
+    // event number); the next update, decided on the copy from before,
+    // still leaves its own deadline and reminder.
+    let vacation = DeadlineChange {
+        game_id: id,
+        expected_seq: 3,
+        deadline: Some(7_000),
+        reminder_at: None,
+    };
+    assert!(store.set_deadline(vacation).await.expect("the vacation"));
+    let mut next = a_move(id, 3, 3, players);
+    (next.deadline, next.reminder_at) = (Some(5_000), Some(4_000));
+    store.update_game(next).await.expect("the next move");
+    assert_eq!(row_of(&*store, id).await, (Active, 3, 4, Some(5_000), Some(4_000)));
+
+    // Decided on a stale copy: refused, nothing written.
+    let stale = store.update_game(a_move(id, 3, 4, players)).await;
+    assert!(matches!(stale, Err(StoreError::Conflict)), "{stale:?}");
+    let mut stale_end = a_move(id, 2, 4, players);
+    stale_end.status = Finished;
+    let stale = store.update_game(stale_end).await;
+    assert!(matches!(stale, Err(StoreError::Conflict)), "{stale:?}");
+    assert_eq!(row_of(&*store, id).await, (Active, 3, 4, Some(5_000), Some(4_000)));
+
+    // The game ends: the status changes, the clock stops.
+    let mut end = a_move(id, 4, 4, players);
+    (end.status, end.to_move) = (Finished, None);
+    store.update_game(end).await.expect("the end");
+    assert_eq!(row_of(&*store, id).await, (Finished, 4, 5, None, None));
     drop(store);
     database.remove().await;
 }

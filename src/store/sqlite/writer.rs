@@ -317,63 +317,41 @@ fn create(tx: &Connection, game: &NewGame) -> ChangeResult<i64> {
 /// statement opens no index (issue 26). PostgreSQL needs no such
 /// statement: an update that changes no indexed column is a HOT update
 /// there.
-const UPDATE_GAME_IN_PLACE: &str = "UPDATE games SET ply = ?1, to_move = ?2, outcome = ?3, draw_offer = ?4, \
-     takeback_offer = ?5, event_seq = ?6, updated_at = ?7, clock = ?8, conditional_rev = ?9 \
-     WHERE id = ?10 AND event_seq = ?11 AND conditional_rev = ?12 \
-     AND status = ?13 AND deadline IS ?14 AND reminder_at IS ?15";
+const UPDATE_GAME_IN_PLACE: &str = "UPDATE games SET ply = ?2, to_move = ?3, outcome = ?4, draw_offer = ?5, \
+     takeback_offer = ?6, event_seq = ?7, updated_at = ?8, clock = ?9, conditional_rev = ?12 \
+     WHERE id = ?13 AND event_seq = ?14 AND conditional_rev = ?15 \
+     AND status = ?1 AND deadline IS ?10 AND reminder_at IS ?11";
 
 /// `false` when the guard refused the update: the game is no longer at
 /// `expected_seq`, and nothing was written.
 fn update_game(tx: &Connection, update: &GameUpdate) -> ChangeResult<bool> {
     let new_seq = update.expected_seq + update.events.len() as i64;
+    // [`sql::UPDATE_GAME`]'s parameters, in its order: the statement in
+    // place numbers them alike (`?n` binds the n-th; SQLite numbers `$n` by
+    // first appearance, which in `UPDATE_GAME` is the same).
     let (outcome, clock) = (update.outcome.as_ref().map(json), update.clock.as_ref().map(json));
-    let to_move = update.to_move.map(i64::from);
-    let in_place = execute(
-        tx,
-        UPDATE_GAME_IN_PLACE,
-        params![
-            update.ply,
-            to_move,
-            outcome,
-            update.draw_offer,
-            update.takeback_offer,
-            new_seq,
-            update.now,
-            clock,
-            update.new_rev(),
-            update.id,
-            update.expected_seq,
-            update.expected_rev,
-            update.status.as_str(),
-            update.deadline,
-            update.reminder_at,
-        ],
-    )?;
+    let row = params![
+        update.status.as_str(),
+        update.ply,
+        update.to_move.map(i64::from),
+        outcome,
+        update.draw_offer,
+        update.takeback_offer,
+        new_seq,
+        update.now,
+        clock,
+        update.deadline,
+        update.reminder_at,
+        update.new_rev(),
+        update.id,
+        update.expected_seq,
+        update.expected_rev,
+    ];
     // Otherwise the whole row, under the guard of the event number and
     // trees alone.
-    let changed = match in_place {
+    let changed = match execute(tx, UPDATE_GAME_IN_PLACE, row)? {
         1 => 1,
-        _ => execute(
-            tx,
-            sql::UPDATE_GAME,
-            params![
-                update.status.as_str(),
-                update.ply,
-                to_move,
-                outcome,
-                update.draw_offer,
-                update.takeback_offer,
-                new_seq,
-                update.now,
-                clock,
-                update.deadline,
-                update.reminder_at,
-                update.new_rev(),
-                update.id,
-                update.expected_seq,
-                update.expected_rev,
-            ],
-        )?,
+        _ => execute(tx, sql::UPDATE_GAME, row)?,
     };
     if changed != 1 {
         return Ok(false);
@@ -589,144 +567,4 @@ fn insert_player_events(tx: &Connection, game_id: Option<i64>, events: &[PlayerE
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::domain::GameStatus;
-    use crate::store::sqlite::SqliteStore;
-
-    /// A database with the whole schema, two players and an active game
-    /// of theirs: the writer's connection to it, and the game's id.
-    async fn database(name: &str) -> (Connection, i64) {
-        let dir = std::env::temp_dir().join(format!("tavoliere-writer-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a temporary directory");
-        let path = dir.join("games.db");
-        SqliteStore::connect(&format!("sqlite://{}", path.display()))
-            .await
-            .expect("the schema");
-        let connection = open(&path).expect("the writer's connection");
-        let players = ["ann", "bob"].map(|name| {
-            connection
-                .execute(
-                    "INSERT INTO players (name, name_key, password_hash, created_at) VALUES (?1, ?1, 'x', 0)",
-                    [name],
-                )
-                .expect("a player");
-            connection.last_insert_rowid()
-        });
-        let player = players[0];
-        let game = NewGame {
-            game: "gravity".to_owned(),
-            variant: "standard".to_owned(),
-            public: true,
-            created_by: player,
-            time_control: None,
-            seats: players.iter().map(|p| (Some(*p), None)).collect(),
-            now: 0,
-            events: Vec::new(),
-            player_events: Vec::new(),
-            rated: false,
-            rating_min: None,
-            rating_max: None,
-            rematch_of: None,
-            invite_code: None,
-            clock: None,
-            deadline: None,
-            reminder_at: None,
-        };
-        let id = create(&connection, &game).unwrap_or_else(|_| panic!("a game"));
-        (connection, id)
-    }
-
-    /// The update of the game at event number `seq` to ply `ply`, with one
-    /// event so that it moves the number on.
-    fn update(id: i64, seq: i64, ply: i64) -> GameUpdate {
-        GameUpdate {
-            id,
-            expected_seq: seq,
-            status: GameStatus::Active,
-            ply,
-            to_move: Some(crate::domain::Seat::from((ply % 2) as u8)),
-            outcome: None,
-            draw_offer: 0,
-            takeback_offer: 0,
-            now: ply,
-            sit: Vec::new(),
-            insert_moves: Vec::new(),
-            delete_move: None,
-            events: vec![Event {
-                kind: "moved",
-                payload: serde_json::json!({ "ply": ply }),
-            }],
-            player_events: Vec::new(),
-            clock: None,
-            deadline: None,
-            reminder_at: None,
-            ratings: Vec::new(),
-            expected_rev: 0,
-            conditional: None,
-            tournament: None,
-        }
-    }
-
-    type Row = (String, i64, i64, Option<i64>, Option<i64>);
-
-    fn row(connection: &Connection, id: i64) -> Row {
-        connection
-            .query_row(
-                "SELECT status, ply, event_seq, deadline, reminder_at FROM games WHERE id = ?1",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-            )
-            .expect("the game's row")
-    }
-
-    fn written(connection: &Connection, update: &GameUpdate) -> bool {
-        update_game(connection, update).unwrap_or_else(|_| panic!("the update is written or refused"))
-    }
-
-    /// Whichever of the two statements writes it, an update leaves the row
-    /// exactly as it says, status, deadline and reminder included, and a
-    /// stale one changes nothing.
-    #[tokio::test]
-    async fn a_game_update_writes_the_whole_row_or_nothing() {
-        let (connection, id) = database("update").await;
-        assert_eq!(row(&connection, id), ("active".to_owned(), 0, 0, None, None));
-
-        // A move: status, deadline and reminder as they were.
-        assert!(written(&connection, &update(id, 0, 1)));
-        assert_eq!(row(&connection, id), ("active".to_owned(), 1, 1, None, None));
-
-        // A clock starts: deadline and reminder change.
-        let mut timed = update(id, 1, 2);
-        (timed.deadline, timed.reminder_at) = (Some(500), Some(400));
-        assert!(written(&connection, &timed));
-        assert_eq!(row(&connection, id), ("active".to_owned(), 2, 2, Some(500), Some(400)));
-
-        // The reminder went out meanwhile (a write that keeps the event
-        // number): the next update's own reminder is what stands.
-        connection
-            .execute("UPDATE games SET reminder_at = NULL WHERE id = ?1", [id])
-            .expect("the reminder sent");
-        let mut next = update(id, 2, 3);
-        (next.deadline, next.reminder_at) = (Some(900), Some(400));
-        assert!(written(&connection, &next));
-        assert_eq!(row(&connection, id), ("active".to_owned(), 3, 3, Some(900), Some(400)));
-
-        // Decided on a stale copy: refused, nothing written.
-        assert!(!written(&connection, &update(id, 2, 3)));
-        let mut stale_end = update(id, 1, 4);
-        stale_end.status = GameStatus::Finished;
-        assert!(!written(&connection, &stale_end));
-        assert_eq!(row(&connection, id), ("active".to_owned(), 3, 3, Some(900), Some(400)));
-
-        // The game ends: status changes, the clock stops.
-        let mut end = update(id, 3, 4);
-        (end.status, end.to_move) = (GameStatus::Finished, None);
-        assert!(written(&connection, &end));
-        assert_eq!(row(&connection, id), ("finished".to_owned(), 4, 4, None, None));
-    }
 }
