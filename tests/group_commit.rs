@@ -278,6 +278,13 @@ async fn a_game_update_writes_the_whole_row_or_nothing() {
     store.update_game(a_move(id, 1, 1, players)).await.expect("a move");
     assert_eq!(row_of(&*store, id).await, (Active, 1, 2, None, None));
 
+    // An untimed game ends: of the three, only its status changes.
+    let untimed = store.create_game(a_game(players)).await.expect("another game");
+    let mut over = a_move(untimed, 1, 1, players);
+    (over.status, over.to_move) = (Finished, None);
+    store.update_game(over).await.expect("its end");
+    assert_eq!(row_of(&*store, untimed).await, (Finished, 1, 2, None, None));
+
     // A clock starts: deadline and reminder change.
     let mut timed = a_move(id, 2, 2, players);
     (timed.deadline, timed.reminder_at) = (Some(5_000), Some(4_000));
@@ -299,20 +306,34 @@ async fn a_game_update_writes_the_whole_row_or_nothing() {
     store.update_game(next).await.expect("the next move");
     assert_eq!(row_of(&*store, id).await, (Active, 3, 4, Some(5_000), Some(4_000)));
 
+    // The reminder is cleared meanwhile, the deadline kept: the next
+    // update's own reminder stands.
+    let cleared = DeadlineChange {
+        game_id: id,
+        expected_seq: 4,
+        deadline: Some(5_000),
+        reminder_at: None,
+    };
+    assert!(store.set_deadline(cleared).await.expect("the reminder cleared"));
+    let mut next = a_move(id, 4, 4, players);
+    (next.deadline, next.reminder_at) = (Some(5_000), Some(4_000));
+    store.update_game(next).await.expect("the next move");
+    assert_eq!(row_of(&*store, id).await, (Active, 4, 5, Some(5_000), Some(4_000)));
+
     // Decided on a stale copy: refused, nothing written.
-    let stale = store.update_game(a_move(id, 3, 4, players)).await;
+    let stale = store.update_game(a_move(id, 4, 5, players)).await;
     assert!(matches!(stale, Err(StoreError::Conflict)), "{stale:?}");
-    let mut stale_end = a_move(id, 2, 4, players);
+    let mut stale_end = a_move(id, 3, 5, players);
     stale_end.status = Finished;
     let stale = store.update_game(stale_end).await;
     assert!(matches!(stale, Err(StoreError::Conflict)), "{stale:?}");
-    assert_eq!(row_of(&*store, id).await, (Active, 3, 4, Some(5_000), Some(4_000)));
+    assert_eq!(row_of(&*store, id).await, (Active, 4, 5, Some(5_000), Some(4_000)));
 
     // The game ends: the status changes, the clock stops.
-    let mut end = a_move(id, 4, 4, players);
+    let mut end = a_move(id, 5, 5, players);
     (end.status, end.to_move) = (Finished, None);
     store.update_game(end).await.expect("the end");
-    assert_eq!(row_of(&*store, id).await, (Finished, 4, 5, None, None));
+    assert_eq!(row_of(&*store, id).await, (Finished, 5, 6, None, None));
     drop(store);
     database.remove().await;
 }
