@@ -608,6 +608,54 @@ async fn a_rating_range_keeps_players_outside_it_off_the_seat() {
     database.remove().await;
 }
 
+/// The answer to a join is the game as a read of it then shows it: the
+/// new seat with its player's rating, the clock started.
+#[tokio::test]
+async fn a_join_answers_the_game_as_a_read_shows_it() {
+    let database = Database::new().await;
+    let server = TestServer::start_with(config(&database)).await;
+    let players = Players::register(&server, &["bea", "cid"]).await;
+    let won = game(&server, &players, "bea", "cid", json!({})).await;
+    act(&server, &players, won, "cid", "resign").await;
+    let body = json!({ "game": "gravity", "time_control": { "kind": "correspondence", "days_per_move": 1 } });
+    let (status, created) = server.post("/games", Some(players.token("bea")), body).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let id = created["id"].as_i64().unwrap();
+    let (status, mut joined) = server
+        .post_empty(&format!("/games/{id}/join"), Some(players.token("cid")))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{joined}");
+    let (status, mut read) = server.get(&format!("/games/{id}"), Some(players.token("cid"))).await;
+    assert_eq!(status, StatusCode::OK, "{read}");
+    for seat in 0..2 {
+        assert!(joined["seats"][seat]["rating"].is_number(), "{joined}");
+    }
+    assert!(
+        joined["seats"][1]["rating"].as_f64().unwrap() < 1500.0,
+        "cid lost: {joined}"
+    );
+    // The clock ticks between the two: its deadline does not.
+    let (mut clock, mut read_clock) = (joined["clock"].take(), read["clock"].take());
+    assert!(clock["deadline"].is_i64() && clock["running"] == true, "{clock}");
+    clock["remaining_ms"].take();
+    read_clock["remaining_ms"].take();
+    assert_eq!(clock, read_clock);
+    assert_eq!(joined, read);
+    // So does the answer to the next move, decided from memory.
+    let legal = read["legal"][0].as_str().unwrap();
+    let (status, moved) = server
+        .post(
+            &format!("/games/{id}/moves"),
+            Some(players.token("bea")),
+            json!({ "move": legal, "ply": 0 }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{moved}");
+    assert_eq!(moved["game"]["seats"], read["seats"], "{moved}");
+    server.stop().await;
+    database.remove().await;
+}
+
 /// A rematch swaps the colours, invites the other player, and a second
 /// request answers it instead of making another.
 #[tokio::test]

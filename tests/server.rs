@@ -1007,6 +1007,51 @@ async fn a_stale_copy_in_memory_never_refuses_a_good_move() {
     stop_both(database, one, two).await;
 }
 
+/// A join, like a move, is decided from the server's copy of the game in
+/// memory (its creation's answer put it there). When the other server
+/// changed the game meanwhile, a refusal decided from that copy is decided
+/// again from the database, and a seat taken there is never taken twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stale_copy_in_memory_neither_decides_a_refusal_nor_doubles_a_seat() {
+    let database = Database::new().await;
+    let one = TestServer::start(&database).await;
+    let two = TestServer::start(&database).await;
+    let ann = one.register("ann").await;
+    let bea = one.register("bea").await;
+    let cid = one.register("cid").await;
+    let open = |body: Value| {
+        let (one, ann) = (&one, &ann);
+        async move {
+            let (status, created) = one.post("/games", Some(ann), body).await;
+            assert_eq!(status, StatusCode::CREATED, "{created}");
+            created["id"].as_i64().expect("an id")
+        }
+    };
+    // Server one holds the only other seat as reserved for bea; server two
+    // hears her decline, which calls the game off.
+    let invited = open(json!({ "game": "gravity", "opponents": ["bea"] })).await;
+    let (status, body) = two.post_empty(&format!("/games/{invited}/decline"), Some(&bea)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = one.post_empty(&format!("/games/{invited}/join"), Some(&cid)).await;
+    assert_error(status, &body, StatusCode::CONFLICT, "game_not_open");
+    assert!(
+        body["error"]["message"].as_str().unwrap().ends_with("aborted"),
+        "{body}"
+    );
+    // Server one holds the seat as open; bea takes it through server two.
+    let taken = open(json!({ "game": "gravity" })).await;
+    let (status, body) = two.post_empty(&format!("/games/{taken}/join"), Some(&bea)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = one.post_empty(&format!("/games/{taken}/join"), Some(&cid)).await;
+    assert_error(status, &body, StatusCode::CONFLICT, "game_not_open");
+    for server in [&one, &two] {
+        let (_, state) = server.get(&format!("/games/{taken}"), None).await;
+        assert_eq!(state["seats"][1]["player"], "bea", "{state}");
+        assert_eq!(state["ply"], 0, "{state}");
+    }
+    stop_both(database, one, two).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_input_gets_a_json_4xx() {
     let (database, server) = setup().await;

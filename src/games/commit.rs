@@ -261,13 +261,7 @@ impl Games {
         let update = progress.into_update();
         next_record.row.apply(&update);
         for change in &update.ratings {
-            let seat = next_record
-                .seats
-                .iter_mut()
-                .find(|s| s.player.as_ref().is_some_and(|(id, _)| *id == change.player_id));
-            if let Some(seat) = seat {
-                seat.rating = Some((change.after.rating, change.after.rd));
-            }
+            next_record.show_rating(change.player_id, Some((change.after.rating, change.after.rd)));
         }
         let seq = update.expected_seq + update.events.len() as i64;
         // The rows exactly as the store numbers and keeps them, to publish

@@ -1,10 +1,11 @@
 //! The hot-game cache: what this process knows of each game it serves,
 //! behind one lock per game.
 //!
-//! Moves are decided from it without reading the database. That is safe
-//! because the commit's guard checks the game's event number: if another
-//! process changed the game meanwhile, the write is refused and the move is
-//! decided again from the database. The lock serialises this process's
+//! Moves and joins are decided from it without reading the database. That
+//! is safe because the commit's guard checks the game's event number: if
+//! another process changed the game meanwhile, the write is refused and the
+//! action is decided again from the database, as is any refusal decided
+//! from the cache. The lock serialises this process's
 //! actions on one game; the cache is dropped whenever it might be stale.
 
 use std::collections::HashMap;
@@ -76,6 +77,25 @@ impl HotGames {
 }
 
 impl Games {
+    /// The record and position an action decides on: the cache's when
+    /// `trust_cache` and it holds both, else read (and cached). With them,
+    /// whether they came from the cache: a refusal decided on the cache is
+    /// decided again from the database, which a stale cache could differ
+    /// from.
+    pub(super) async fn basis(
+        &self,
+        hot: &mut Hot,
+        id: i64,
+        trust_cache: bool,
+    ) -> GameResult<(GameRecord, AnyGame, bool)> {
+        if let Some((record, game)) = trust_cache.then(|| hot.current()).flatten() {
+            return Ok((record, game, true));
+        }
+        let record = self.load(id).await?;
+        let game = self.position(hot, &record).await?;
+        Ok((record, game, false))
+    }
+
     /// The current position, from the cache when it is up to date, else
     /// replayed from the stored moves (and cached).
     pub(super) async fn position(&self, hot: &mut Hot, record: &GameRecord) -> GameResult<AnyGame> {

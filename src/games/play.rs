@@ -138,17 +138,8 @@ impl Games {
         // committed move is then decided again from the database.
         let mut trust_cache = true;
         for _ in 0..ATTEMPTS {
-            let cached = if trust_cache { hot.current() } else { None };
-            let from_cache = cached.is_some();
+            let (record, game, from_cache) = self.basis(&mut hot, id, trust_cache).await?;
             trust_cache = false;
-            let (record, game) = match cached {
-                Some(current) => current,
-                None => {
-                    let record = self.load(id).await?;
-                    let game = self.position(&mut hot, &record).await?;
-                    (record, game)
-                }
-            };
             match self.play_once(&mut hot, record, game, player, &command).await {
                 Ok(Some(stored)) => {
                     if stored.created {

@@ -173,19 +173,28 @@ impl Games {
         self.admit(player)?;
         let slot = self.hot.slot(id);
         let mut hot = slot.lock().await;
+        // As a move is: the first attempt decides from memory when it can
+        // (a new game is cached by the state its creation answered with).
+        let mut trust_cache = true;
         for _ in 0..ATTEMPTS {
-            let record = self.load(id).await?;
-            decide::may_join(&record, player, code)?;
-            let chosen = decide::choose_seat(&record, player.id, seat)?;
+            let (record, game, from_cache) = self.basis(&mut hot, id, trust_cache).await?;
+            trust_cache = false;
+            let chosen = match decide::may_join(&record, player, code)
+                .and_then(|()| decide::choose_seat(&record, player.id, seat))
+            {
+                Ok(chosen) => chosen,
+                Err(_) if from_cache => continue,
+                Err(error) => return Err(error),
+            };
+            let standing = self
+                .ratings
+                .standing_of(&record.row.game, &record.row.variant, player.id)
+                .await
+                .map_err(GameError::internal)?;
             if record.row.rating_min.is_some() || record.row.rating_max.is_some() {
-                let rating = self
-                    .ratings
-                    .rating_of(&record.row.game, &record.row.variant, player.id)
-                    .await
-                    .map_err(GameError::internal)?;
+                let rating = standing.map_or(self.ratings.params().initial.rating, |(rating, _)| rating);
                 decide::check_rating_range(&record, player.id, rating)?;
             }
-            let game = self.position(&mut hot, &record).await?;
             let pauses = self.seat_pauses(&record, Some((chosen, player.id))).await?;
             let mut progress = Progress::of(&record, now());
             decide::sit(
@@ -197,11 +206,15 @@ impl Games {
                 self.schedule_of(&record),
                 &pauses,
             );
-            if self.commit(&mut hot, &record, progress, game).await?.is_some() {
-                // Read back, seats' ratings included, and cached so.
-                hot.forget();
+            if let Some(mut joined) = self.commit(&mut hot, &record, progress, game.clone()).await? {
+                // The new seat shows its player's rating, here and in the
+                // cache, as a read of the game would.
+                joined.show_rating(player.id, standing);
+                if let Some(cached) = hot.record.as_mut() {
+                    cached.show_rating(player.id, standing);
+                }
                 drop(hot);
-                return self.state(Some(player), id, None).await;
+                return self.render(&joined, &game, Some(player), None).await;
             }
         }
         Err(GameError::Busy)

@@ -13,6 +13,17 @@ impl GameRecord {
             .map(|s| s.seat)
     }
 
+    /// Shows `rating` (`(rating, rd)`) at the seat `player` sits at.
+    pub fn show_rating(&mut self, player: i64, rating: Option<(f64, f64)>) {
+        let seat = self
+            .seats
+            .iter_mut()
+            .find(|s| s.player.as_ref().is_some_and(|(id, _)| *id == player));
+        if let Some(seat) = seat {
+            seat.rating = rating;
+        }
+    }
+
     /// Seated or invited.
     pub fn is_participant(&self, player: i64) -> bool {
         self.seats.iter().any(|s| {

@@ -179,11 +179,12 @@ impl Ratings {
         Ok(game::rate(&self.params, &finished, &stored))
     }
 
-    /// A player's rating in a variant now (a newcomer's if never rated
-    /// there), for rating ranges.
-    pub async fn rating_of(&self, game: &str, variant: &str, player: i64) -> RatingResult<f64> {
+    /// A player's `(rating, rd)` in a variant now, if rated there: what
+    /// their seat at a game of it shows (and, a newcomer's rating in its
+    /// place, what a rating range admits by).
+    pub async fn standing_of(&self, game: &str, variant: &str, player: i64) -> RatingResult<Option<(f64, f64)>> {
         let stored = self.store.ratings_of(game, variant, &[player]).await?;
-        Ok(stored.first().map_or(self.params.initial.rating, |r| r.rating))
+        Ok(stored.first().map(|r| (r.rating, r.rd)))
     }
 
     /// The leaderboard of a variant, best first, provisional ratings left

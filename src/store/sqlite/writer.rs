@@ -532,19 +532,21 @@ fn insert_game_events(tx: &Connection, game_id: i64, first_seq: i64, events: &[E
     Ok(())
 }
 
-/// Moves a player's event counter on by one (SQLite only: see
-/// [`INSERT_NEXT_PLAYER_EVENT`]).
+/// Moves a player's event counter on by one. [`sql::NEXT_PLAYER_EVENT`]'s
+/// `RETURNING` is not used here: SQLite materialises a `RETURNING` into a
+/// temporary table, opened, written and dropped at every execution, which
+/// made the counter's statement cost more than the move's other statements
+/// together (callgrind, BENCHMARKS.md).
 const BUMP_PLAYER_EVENT: &str = "UPDATE players SET event_seq = event_seq + 1 WHERE id = ?1";
 
-/// Stores a player event under the number its counter was just moved to.
-/// [`sql::NEXT_PLAYER_EVENT`]'s `RETURNING` is not used here: SQLite
-/// materialises a `RETURNING` into a temporary table, opened, written and
-/// dropped at every execution, which made the counter's statement cost
-/// more than the move's other statements together (callgrind,
-/// BENCHMARKS.md). The writer holds the write lock, so the counter read
-/// back here is the one just moved.
+/// Stores a player event under the number its counter was just moved to
+/// (the writer holds the write lock: nobody moved it since). The number
+/// comes from a subquery in `VALUES`, not from an `INSERT … SELECT`: SQLite
+/// writes an `INSERT … SELECT` in a statement transaction of its own, every
+/// page it changes first copied whole to a statement journal, where a
+/// single-row `INSERT … VALUES` needs none (issue 26).
 const INSERT_NEXT_PLAYER_EVENT: &str = "INSERT INTO player_events (player_id, seq, kind, payload, created_at) \
-     SELECT id, event_seq, ?2, ?3, ?4 FROM players WHERE id = ?1";
+     VALUES (?1, (SELECT event_seq FROM players WHERE id = ?1), ?2, ?3, ?4)";
 
 /// Numbers each player event from its player's counter and stores it, its
 /// payload naming the game (if any).
@@ -557,14 +559,13 @@ fn insert_player_events(tx: &Connection, game_id: Option<i64>, events: &[PlayerE
                 Box::new(error),
             ))))
         })?;
-        let bumped = bump.execute(params![event.player_id]).map_err(store_error)?;
-        let inserted = insert
-            .execute(params![event.player_id, event.kind, payload, now])
-            .map_err(store_error)?;
-        if bumped != 1 || inserted != 1 {
+        if bump.execute(params![event.player_id]).map_err(store_error)? != 1 {
             // No such player: as `RETURNING` finding no row did.
             return Err(ChangeError::Transaction(rusqlite::Error::QueryReturnedNoRows));
         }
+        insert
+            .execute(params![event.player_id, event.kind, payload, now])
+            .map_err(store_error)?;
     }
     Ok(())
 }
