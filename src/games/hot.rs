@@ -5,8 +5,8 @@
 //! is safe because the commit's guard checks the game's event number: if
 //! another process changed the game meanwhile, the write is refused and the
 //! action is decided again from the database, as is any refusal decided
-//! from the cache. The lock serialises this process's
-//! actions on one game; the cache is dropped whenever it might be stale.
+//! from the cache. The lock serialises this process's actions on one game;
+//! the cache is dropped whenever it might be stale.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
