@@ -291,34 +291,26 @@ async fn a_game_update_writes_the_whole_row_or_nothing() {
     store.update_game(timed).await.expect("a timed move");
     assert_eq!(row_of(&*store, id).await, (Active, 2, 3, Some(5_000), Some(4_000)));
 
-    // A vacation moves the deadline meanwhile (a write that keeps the
-    // event number); the next update, decided on the copy from before,
-    // still leaves its own deadline and reminder.
-    let vacation = DeadlineChange {
-        game_id: id,
-        expected_seq: 3,
-        deadline: Some(7_000),
-        reminder_at: None,
-    };
-    assert!(store.set_deadline(vacation).await.expect("the vacation"));
-    let mut next = a_move(id, 3, 3, players);
-    (next.deadline, next.reminder_at) = (Some(5_000), Some(4_000));
-    store.update_game(next).await.expect("the next move");
-    assert_eq!(row_of(&*store, id).await, (Active, 3, 4, Some(5_000), Some(4_000)));
-
-    // The reminder is cleared meanwhile, the deadline kept: the next
-    // update's own reminder stands.
-    let cleared = DeadlineChange {
-        game_id: id,
-        expected_seq: 4,
-        deadline: Some(5_000),
-        reminder_at: None,
-    };
-    assert!(store.set_deadline(cleared).await.expect("the reminder cleared"));
-    let mut next = a_move(id, 4, 4, players);
-    (next.deadline, next.reminder_at) = (Some(5_000), Some(4_000));
-    store.update_game(next).await.expect("the next move");
-    assert_eq!(row_of(&*store, id).await, (Active, 4, 5, Some(5_000), Some(4_000)));
+    // Written meanwhile, each keeping the event number: a vacation moving
+    // the deadline, then the reminder cleared with the deadline kept. The
+    // next update, decided on the copy from before, still leaves its own
+    // deadline and reminder.
+    for (seq, deadline) in [(3, 7_000), (4, 5_000)] {
+        let meanwhile = DeadlineChange {
+            game_id: id,
+            expected_seq: seq,
+            deadline: Some(deadline),
+            reminder_at: None,
+        };
+        assert!(store.set_deadline(meanwhile).await.expect("written meanwhile"));
+        let mut next = a_move(id, seq, seq, players);
+        (next.deadline, next.reminder_at) = (Some(5_000), Some(4_000));
+        store.update_game(next).await.expect("the next move");
+        assert_eq!(
+            row_of(&*store, id).await,
+            (Active, seq, seq + 1, Some(5_000), Some(4_000))
+        );
+    }
 
     // Decided on a stale copy: refused, nothing written.
     let stale = store.update_game(a_move(id, 4, 5, players)).await;

@@ -180,8 +180,8 @@ impl Ratings {
     }
 
     /// A player's `(rating, rd)` in a variant now, if rated there: what
-    /// their seat at a game of it shows (and, a newcomer's rating in its
-    /// place, what a rating range admits by).
+    /// their seat at a game of it shows. A rating range judges by it, or by
+    /// a newcomer's rating when there is none.
     pub async fn standing_of(&self, game: &str, variant: &str, player: i64) -> RatingResult<Option<(f64, f64)>> {
         let stored = self.store.ratings_of(game, variant, &[player]).await?;
         Ok(stored.first().map(|r| (r.rating, r.rd)))
