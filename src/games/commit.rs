@@ -203,10 +203,7 @@ impl Games {
         progress: Progress,
         game: AnyGame,
     ) -> GameResult<Option<GameRecord>> {
-        let tournament = match &progress.ending {
-            Some(_) => self.store.tournament_of_game(record.row.id).await?,
-            None => None,
-        };
+        let tournament = record.row.tournament_id.filter(|_| progress.ending.is_some());
         let ending = progress
             .ending
             .clone()

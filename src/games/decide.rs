@@ -393,9 +393,13 @@ pub fn must_be_active(record: &GameRecord) -> GameResult<()> {
 }
 
 /// Whether a game may still be aborted: while seats are open, or before
-/// every seat has moved once.
+/// every seat has moved once, and never a tournament's game (its round
+/// waits for every one of its games to end).
 pub fn may_abort(record: &GameRecord) -> GameResult<()> {
     let row = &record.row;
+    if row.tournament_id.is_some() {
+        return Err(GameError::TournamentGame);
+    }
     match row.status {
         GameStatus::Open => Ok(()),
         GameStatus::Active if row.ply < record.seats.len() as i64 => Ok(()),

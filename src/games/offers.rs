@@ -92,10 +92,6 @@ impl Games {
     /// every seat has moved once.
     pub async fn abort(&self, player: &Player, id: i64) -> GameResult<GameState> {
         self.admit(player)?;
-        // A tournament's round waits for every one of its games to end.
-        if self.store.tournament_of_game(id).await?.is_some() {
-            return Err(GameError::TournamentGame);
-        }
         self.act(player, id, |progress, record, _game| {
             let seat = record.seat_of(player.id).ok_or(GameError::NotAPlayer)?;
             decide::may_abort(record)?;

@@ -136,7 +136,8 @@ mod tests {
          1 AS public, 0 AS ply, ?2 AS to_move, NULL AS outcome, 0 AS draw_offer, 0 AS takeback_offer, \
          1 AS event_seq, 1 AS created_by, 0 AS created_at, 0 AS updated_at, NULL AS time_control, \
          NULL AS clock, NULL AS deadline, NULL AS reminder_at, 1 AS rated, NULL AS rating_min, \
-         NULL AS rating_max, NULL AS rematch_of, NULL AS rematch, 0 AS conditional_rev, NULL AS invite_code";
+         NULL AS rating_max, NULL AS rematch_of, NULL AS rematch, 0 AS conditional_rev, NULL AS invite_code, \
+         NULL AS tournament_id";
 
     /// Rows decode into the domain's words; a stored status or seat that
     /// names none is an error of the store, not a panic.

@@ -22,8 +22,6 @@ pub trait TournamentStore: Send + Sync {
     async fn list_tournaments(&self, filter: &TournamentFilter) -> StoreResult<Vec<TournamentRow>>;
     /// `false` when the tournament is no longer at the change's `expected_rev`.
     async fn change_entrant(&self, change: EntrantChange) -> StoreResult<bool>;
-    /// The tournament a game belongs to, if any.
-    async fn tournament_of_game(&self, game_id: i64) -> StoreResult<Option<i64>>;
     /// Open tournaments whose `starts_at` has passed.
     async fn due_tournaments(&self, now: i64, limit: i64) -> StoreResult<Vec<i64>>;
     /// Writes a step that no game end carries (a start, a cancellation);

@@ -57,6 +57,7 @@ pub(super) fn gravity(moves: &[&str]) -> (GameRecord, AnyGame) {
             rematch: None,
             conditional_rev: 0,
             invite_code: None,
+            tournament_id: None,
         },
         seats: vec![
             SeatRow {
@@ -400,6 +401,9 @@ fn a_game_may_be_aborted_only_before_everyone_has_moved() {
     let (mut over, _) = gravity(&["d4"]);
     over.row.status = GameStatus::Finished;
     assert!(matches!(may_abort(&over), Err(GameError::NotActive { .. })));
+    let (mut paired, _) = gravity(&["d4"]);
+    paired.row.tournament_id = Some(1);
+    assert!(matches!(may_abort(&paired), Err(GameError::TournamentGame)));
     let mut progress = Progress::of(&early, NOW);
     abort(&mut progress, &early, &player(ALICE, "alice"), seat(0));
     assert_eq!(progress.update.status, GameStatus::Aborted);

@@ -142,6 +142,10 @@ pub struct GameRow {
     pub conditional_rev: i64,
     /// A private game's invitation code (see [`crate::domain::InviteCode`]).
     pub invite_code: Option<String>,
+    /// The tournament this game is a pairing of: read with the row, not
+    /// stored in it (the pairing is written in the transaction that creates
+    /// the game, and never changes), so a game's end needs no look-up.
+    pub tournament_id: Option<i64>,
 }
 
 /// A seat: who sits there, or who it is reserved for.

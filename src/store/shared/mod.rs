@@ -189,7 +189,9 @@ impl<B: Backend> PlayerStore for B {
 const GAME: &str = "SELECT g.id, g.game, g.variant, g.status, g.public, g.ply, g.to_move, g.outcome, \
      g.draw_offer, g.takeback_offer, g.event_seq, g.created_by, g.created_at, g.updated_at, \
      g.time_control, g.clock, g.deadline, g.reminder_at, g.rated, g.rating_min, g.rating_max, g.rematch_of, \
-     g.rematch, g.conditional_rev, g.invite_code FROM games g";
+     g.rematch, g.conditional_rev, g.invite_code, \
+     (SELECT tp.tournament_id FROM tournament_pairings tp WHERE tp.game_id = g.id) AS tournament_id \
+     FROM games g";
 
 const MOVE: &str = "SELECT m.ply, m.seat, m.player_id, p.name AS player_name, m.notation, m.effect, \
      m.message, m.created_at FROM moves m JOIN players p ON p.id = m.player_id";
@@ -205,17 +207,15 @@ impl<B: Backend> GameStore for B {
     }
 
     async fn open_games_by(&self, creator: i64) -> StoreResult<OpenGames> {
-        let games: i64 = sqlx::query("SELECT COUNT(*) FROM games WHERE created_by = $1 AND status = 'open'")
-            .arg(creator)
-            .scalars()
-            .fetch_one(self.db())
-            .await?;
-        let invitations: i64 = sqlx::query(
-            "SELECT COUNT(*) FROM seats s JOIN games g ON g.id = s.game_id \
-             WHERE g.created_by = $1 AND g.status = 'open' AND s.invitee_id IS NOT NULL AND s.player_id IS NULL",
+        // One statement for both counts: a game's creation asks for them
+        // every time, and each statement is a hand-off to the driver.
+        let (games, invitations): (i64, i64) = sqlx::query(
+            "SELECT (SELECT COUNT(*) FROM games WHERE created_by = $1 AND status = 'open'), \
+             (SELECT COUNT(*) FROM seats s JOIN games g ON g.id = s.game_id \
+             WHERE g.created_by = $1 AND g.status = 'open' AND s.invitee_id IS NOT NULL AND s.player_id IS NULL)",
         )
         .arg(creator)
-        .scalars()
+        .rows()
         .fetch_one(self.db())
         .await?;
         Ok(OpenGames { games, invitations })

@@ -135,16 +135,6 @@ impl<B: Backend> TournamentStore for B {
         Ok(true)
     }
 
-    async fn tournament_of_game(&self, game_id: i64) -> StoreResult<Option<i64>> {
-        Ok(
-            sqlx::query("SELECT tournament_id FROM tournament_pairings WHERE game_id = $1")
-                .arg(game_id)
-                .scalars()
-                .fetch_optional(self.db())
-                .await?,
-        )
-    }
-
     async fn due_tournaments(&self, now: i64, limit: i64) -> StoreResult<Vec<i64>> {
         Ok(sqlx::query(
             "SELECT id FROM tournaments WHERE status = 'open' AND starts_at IS NOT NULL AND starts_at <= $1 \
