@@ -608,15 +608,22 @@ async fn a_rating_range_keeps_players_outside_it_off_the_seat() {
     database.remove().await;
 }
 
-/// The answer to a join is the game as a read of it then shows it: the
-/// new seat with its player's rating, the clock started.
-#[tokio::test]
-async fn a_join_answers_the_game_as_a_read_shows_it() {
+/// A server where bea has won a rated game against cid, so their ratings
+/// differ from the start's.
+async fn bea_after_beating_cid() -> (Database, TestServer, Players) {
     let database = Database::new().await;
     let server = TestServer::start_with(config(&database)).await;
     let players = Players::register(&server, &["bea", "cid"]).await;
     let won = game(&server, &players, "bea", "cid", json!({})).await;
     act(&server, &players, won, "cid", "resign").await;
+    (database, server, players)
+}
+
+/// The answer to a join is the game as a read of it then shows it: the
+/// new seat with its player's rating, the clock started.
+#[tokio::test]
+async fn a_join_answers_the_game_as_a_read_shows_it() {
+    let (database, server, players) = bea_after_beating_cid().await;
     let body = json!({ "game": "gravity", "time_control": { "kind": "correspondence", "days_per_move": 1 } });
     let (status, created) = server.post("/games", Some(players.token("bea")), body).await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
@@ -652,6 +659,42 @@ async fn a_join_answers_the_game_as_a_read_shows_it() {
         .await;
     assert_eq!(status, StatusCode::CREATED, "{moved}");
     assert_eq!(moved["game"]["seats"], read["seats"], "{moved}");
+    server.stop().await;
+    database.remove().await;
+}
+
+/// The answer to a creation is the game as a read of it then shows it:
+/// the creator's seat with their rating, an invitee's seat with theirs to
+/// come, a private game's invitation code.
+#[tokio::test]
+async fn a_creation_answers_the_game_as_a_read_shows_it() {
+    let (database, server, players) = bea_after_beating_cid().await;
+    let bodies = [
+        json!({ "game": "gravity", "time_control": { "kind": "correspondence", "days_per_move": 1 } }),
+        json!({ "game": "gravity", "public": false, "seat": 1, "opponents": ["cid"],
+                "rating_min": 1000, "rating_max": 2000 }),
+    ];
+    for body in bodies {
+        let (status, mut created) = server.post("/games", Some(players.token("bea")), body).await;
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+        let id = created["id"].as_i64().unwrap();
+        let mine = created["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["player"] == "bea")
+            .cloned();
+        let rating = mine.as_ref().map(|seat| &seat["rating"]);
+        assert!(
+            rating.and_then(|r| r.as_f64()).is_some_and(|r| r > 1500.0),
+            "bea won: {created}"
+        );
+        let (status, mut read) = server.get(&format!("/games/{id}"), Some(players.token("bea"))).await;
+        assert_eq!(status, StatusCode::OK, "{read}");
+        created["clock"]["remaining_ms"].take();
+        read["clock"]["remaining_ms"].take();
+        assert_eq!(created, read);
+    }
     server.stop().await;
     database.remove().await;
 }

@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use super::{GameError, GameResult, Games};
 use crate::limits::{Buckets, Rate};
-use crate::store::Player;
+use crate::store::{CreatorStanding, Player};
 
 /// The limits' settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -81,17 +81,16 @@ impl Games {
         })
     }
 
-    /// Whether `player` may open one more game inviting `invitations`
-    /// players.
-    pub(super) async fn may_open(&self, player: &Player, invitations: usize) -> GameResult<()> {
+    /// Whether a player of `standing` may open one more game inviting
+    /// `invitations` players.
+    pub(super) fn may_open(&self, standing: &CreatorStanding, invitations: usize) -> GameResult<()> {
         let limits = self.limits.limits;
-        let open = self.store.open_games_by(player.id).await?;
-        if open.games >= i64::from(limits.open_games) {
+        if standing.open_games >= i64::from(limits.open_games) {
             self.metrics.count_limited("open_games");
             return Err(GameError::TooManyOpenGames { max: limits.open_games });
         }
         let invitations = i64::try_from(invitations).unwrap_or(i64::MAX);
-        if open.invitations.saturating_add(invitations) > i64::from(limits.open_invitations) {
+        if standing.open_invitations.saturating_add(invitations) > i64::from(limits.open_invitations) {
             self.metrics.count_limited("open_invitations");
             return Err(GameError::TooManyInvitations {
                 max: limits.open_invitations,

@@ -98,6 +98,7 @@ impl Games {
             by: player.name.clone(),
             of: row.id,
         };
-        self.open_table(player, mine, seats, &invitees, table, notice).await
+        let (id, _) = self.open_table(player, mine, seats, &invitees, table, notice).await?;
+        Ok(id)
     }
 }

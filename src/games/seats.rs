@@ -5,7 +5,7 @@
 use crate::clock::TimeControl;
 use crate::domain::{InviteCode, Seat};
 use crate::rules::catalogue;
-use crate::store::{NewGame, Player};
+use crate::store::{GameRecord, GameRow, NewGame, Player, SeatRow};
 use crate::views::GameState;
 
 use super::commit::Progress;
@@ -49,16 +49,21 @@ impl Games {
             });
         }
         let invitees = self.invitees(player, &command.opponents).await?;
-        self.may_open(player, invitees.len()).await?;
+        let standing = self.store.creator_standing(player.id, info.slug, variant.slug).await?;
+        self.may_open(&standing, invitees.len())?;
         let mut others = invitees.iter();
-        let seat_list: Vec<(Option<i64>, Option<i64>)> = Seat::all(seats)
+        let seat_rows: Vec<SeatRow> = Seat::all(seats)
             .map(|seat| {
                 if seat == my_seat {
-                    (Some(player.id), None)
+                    SeatRow::taken(seat, player, standing.rating)
                 } else {
-                    (None, others.next().map(|p| p.id))
+                    SeatRow::offered(seat, others.next())
                 }
             })
+            .collect();
+        let seat_list = seat_rows
+            .iter()
+            .map(|s| (s.player.as_ref().map(|p| p.0), s.invitee.as_ref().map(|p| p.0)))
             .collect();
         let control = command
             .time_control
@@ -83,15 +88,27 @@ impl Games {
         let invited = PlayerNotice::Invited {
             by: player.name.clone(),
         };
-        let id = self
+        let (id, row) = self
             .open_table(player, my_seat, seat_list, &invitees, table, invited)
             .await?;
-        self.state(Some(player), id, None).await
+        // The answer is built from what was written, not read back: the
+        // new game is what its creation says, seat by seat.
+        let record = GameRecord { row, seats: seat_rows };
+        let game = super::replay(&record, &[])?;
+        let slot = self.hot.slot(id);
+        let mut hot = slot.lock().await;
+        // Someone may have joined already, and cached what that made.
+        if hot.seq < record.row.event_seq {
+            hot.remember(record.row.event_seq, game.clone(), Some(record.clone()));
+        }
+        drop(hot);
+        self.render(&record, &game, Some(player), None).await
     }
 
     /// Creates a game of `table` with `player` at `seat` and `seats` as
-    /// given, telling each of `invitees` with `notice`; its id. A rematch
-    /// whose game already has one is refused ([`StoreError::Conflict`]).
+    /// given, telling each of `invitees` with `notice`; its id and its row
+    /// as created. A rematch whose game already has one is refused
+    /// ([`StoreError::Conflict`]).
     pub(super) async fn open_table(
         &self,
         player: &Player,
@@ -100,7 +117,7 @@ impl Games {
         invitees: &[Player],
         table: Table,
         notice: PlayerNotice,
-    ) -> GameResult<i64> {
+    ) -> GameResult<(i64, GameRow)> {
         let created = GameEvent::Created {
             game: table.game,
             variant: table.variant,
@@ -110,32 +127,30 @@ impl Games {
             invited: invitees.iter().map(|p| p.name.clone()).collect(),
             time_control: table.control,
         };
-        let id = self
-            .store
-            .create_game(NewGame {
-                game: table.game.to_owned(),
-                variant: table.variant.to_owned(),
-                public: table.public,
-                created_by: player.id,
-                time_control: table.control.to_stored(),
-                seats,
-                now: now(),
-                events: vec![created.to_stored()],
-                player_events: invitees.iter().map(|p| notice.to(p.id)).collect(),
-                rated: table.rated,
-                rating_min: table.rating_min,
-                rating_max: table.rating_max,
-                rematch_of: table.rematch_of,
-                // Private games can be joined by invitation or with this.
-                invite_code: (!table.public).then(|| InviteCode::generate().to_string()),
-                clock: None,
-                deadline: None,
-                reminder_at: None,
-            })
-            .await?;
+        let new_game = NewGame {
+            game: table.game.to_owned(),
+            variant: table.variant.to_owned(),
+            public: table.public,
+            created_by: player.id,
+            time_control: table.control.to_stored(),
+            seats,
+            now: now(),
+            events: vec![created.to_stored()],
+            player_events: invitees.iter().map(|p| notice.to(p.id)).collect(),
+            rated: table.rated,
+            rating_min: table.rating_min,
+            rating_max: table.rating_max,
+            rematch_of: table.rematch_of,
+            // Private games can be joined by invitation or with this.
+            invite_code: (!table.public).then(|| InviteCode::generate().to_string()),
+            clock: None,
+            deadline: None,
+            reminder_at: None,
+        };
+        let id = self.store.create_game(new_game.clone()).await?;
         self.metrics.count_game_created();
         self.publisher.players_notified(invitees.iter().map(|p| p.id).collect());
-        Ok(id)
+        Ok((id, new_game.row(id)))
     }
 
     /// The players named to the other seats, in order: each registered,

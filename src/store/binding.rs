@@ -150,6 +150,7 @@ pub trait SharedRows:
     + Reads<(i64,)>
     + Reads<(i64, i64)>
     + Reads<(i64, i64, i64)>
+    + Reads<(i64, i64, Option<f64>, Option<f64>)>
     + Reads<(String,)>
     + Reads<(Option<String>,)>
     + Reads<(String, i64)>

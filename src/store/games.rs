@@ -9,11 +9,17 @@ use async_trait::async_trait;
 use super::announce::Announcement;
 use super::{CommitStats, EventRow, GameFilter, GameRecord, GameUpdate, MoveRow, NewGame, StoreResult};
 
-/// A player's games waiting for players (see [`GameStore::open_games_by`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct OpenGames {
-    pub games: i64,
-    pub invitations: i64,
+/// What a game's creation needs to know of its creator (see
+/// [`GameStore::creator_standing`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CreatorStanding {
+    /// Their games still waiting for players.
+    pub open_games: i64,
+    /// The invitations in those games nobody answered yet.
+    pub open_invitations: i64,
+    /// Their `(rating, rd)` in the new game's variant, if rated there: what
+    /// their seat shows.
+    pub rating: Option<(f64, f64)>,
 }
 
 #[async_trait]
@@ -31,9 +37,10 @@ pub trait GameStore: Send + Sync {
     /// How many transactions carried how many game updates (group commit).
     fn commit_stats(&self) -> CommitStats;
     async fn game_events(&self, game_id: i64, after: i64, limit: i64) -> StoreResult<Vec<EventRow>>;
-    /// How many games `creator` made that still wait for players, and how
-    /// many invitations in them nobody answered yet.
-    async fn open_games_by(&self, creator: i64) -> StoreResult<OpenGames>;
+    /// How many games `creator` made that still wait for players, how many
+    /// invitations in them nobody answered yet, and `creator`'s rating in
+    /// `game`'s `variant`.
+    async fn creator_standing(&self, creator: i64, game: &str, variant: &str) -> StoreResult<CreatorStanding>;
     /// What the database announces was committed, by any process sharing
     /// it, from a connection of its own: `None` where the backend cannot
     /// tell (SQLite). Announcements made while that connection is down are

@@ -51,7 +51,7 @@ pub use bots::BotStore;
 pub use clocks::ClockStore;
 pub use conditionals::ConditionalStore;
 pub use error::{StoreError, StoreResult};
-pub use games::{GameStore, OpenGames};
+pub use games::{CreatorStanding, GameStore};
 pub use group_commit::CommitStats;
 pub use mail::MailStore;
 pub use model::{

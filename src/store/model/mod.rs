@@ -161,6 +161,31 @@ pub struct SeatRow {
     pub rating: Option<(f64, f64)>,
 }
 
+impl SeatRow {
+    /// `seat` with `player` sitting there, rated `rating` in the game's
+    /// variant.
+    pub fn taken(seat: Seat, player: &Player, rating: Option<(f64, f64)>) -> SeatRow {
+        SeatRow {
+            seat,
+            player: Some((player.id, player.name.clone())),
+            invitee: None,
+            bot: player.bot,
+            rating,
+        }
+    }
+
+    /// `seat` free, for `invitee` if any.
+    pub fn offered(seat: Seat, invitee: Option<&Player>) -> SeatRow {
+        SeatRow {
+            seat,
+            player: None,
+            invitee: invitee.map(|p| (p.id, p.name.clone())),
+            bot: invitee.is_some_and(|p| p.bot),
+            rating: None,
+        }
+    }
+}
+
 /// A game with its seats.
 #[derive(Clone, Debug)]
 pub struct GameRecord {
@@ -272,6 +297,41 @@ impl NewGame {
             (GameStatus::Active, Some(Seat::FIRST))
         } else {
             (GameStatus::Open, None)
+        }
+    }
+
+    /// The row of this game once created with `id`, as the store then holds
+    /// it (a creation's answer needs no read).
+    pub fn row(&self, id: i64) -> GameRow {
+        let (status, to_move) = self.starts_as();
+        GameRow {
+            id,
+            game: self.game.clone(),
+            variant: self.variant.clone(),
+            status,
+            public: self.public,
+            ply: 0,
+            to_move,
+            outcome: None,
+            draw_offer: 0,
+            takeback_offer: 0,
+            event_seq: self.events.len() as i64,
+            created_by: self.created_by,
+            created_at: self.now,
+            updated_at: self.now,
+            time_control: self.time_control.clone(),
+            clock: self.clock.clone(),
+            deadline: self.deadline,
+            reminder_at: self.reminder_at,
+            rated: self.rated,
+            rating_min: self.rating_min,
+            rating_max: self.rating_max,
+            rematch_of: self.rematch_of,
+            rematch: None,
+            conditional_rev: 0,
+            invite_code: self.invite_code.clone(),
+            // Tournaments pair their games in a transaction of their own.
+            tournament_id: None,
         }
     }
 }

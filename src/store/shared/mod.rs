@@ -23,9 +23,9 @@ use super::backend::{Affected, Backend};
 use super::binding::{Select, SharedSql, Statement};
 use super::rows::{SeatRecord, SEATS_OF_GAME};
 use super::{
-    sql, ClockStore, CommitStats, Credentials, DeadlineChange, EventRow, GameFilter, GameRecord, GameRow, GameStore,
-    GameUpdate, MoveRow, NewGame, NewPlayer, NewVacation, OpenGames, Player, PlayerChange, PlayerStore, Reminder,
-    SeatRow, StoreError, StoreHealth, StoreResult,
+    sql, ClockStore, CommitStats, CreatorStanding, Credentials, DeadlineChange, EventRow, GameFilter, GameRecord,
+    GameRow, GameStore, GameUpdate, MoveRow, NewGame, NewPlayer, NewVacation, Player, PlayerChange, PlayerStore,
+    Reminder, SeatRow, StoreError, StoreHealth, StoreResult,
 };
 use super::{DeliveryRow, NotifySettings, NotifyStore, Outbox, Settlement, Waiting};
 use crate::domain::GameStatus;
@@ -206,19 +206,28 @@ impl<B: Backend> GameStore for B {
         Ok(Some(GameRecord { row, seats }))
     }
 
-    async fn open_games_by(&self, creator: i64) -> StoreResult<OpenGames> {
-        // One statement for both counts: a game's creation asks for them
-        // every time, and each statement is a hand-off to the driver.
-        let (games, invitations): (i64, i64) = sqlx::query(
+    async fn creator_standing(&self, creator: i64, game: &str, variant: &str) -> StoreResult<CreatorStanding> {
+        // One statement for all three: a game's creation asks for them
+        // every time, and each statement is a hand-off to the driver (and,
+        // on SQLite, a reader's page cache read again).
+        let (open_games, open_invitations, rating, rd): (i64, i64, Option<f64>, Option<f64>) = sqlx::query(
             "SELECT (SELECT COUNT(*) FROM games WHERE created_by = $1 AND status = 'open'), \
              (SELECT COUNT(*) FROM seats s JOIN games g ON g.id = s.game_id \
-             WHERE g.created_by = $1 AND g.status = 'open' AND s.invitee_id IS NOT NULL AND s.player_id IS NULL)",
+             WHERE g.created_by = $1 AND g.status = 'open' AND s.invitee_id IS NOT NULL AND s.player_id IS NULL), \
+             r.rating, r.rd FROM (SELECT 1 AS one) AS one \
+             LEFT JOIN ratings r ON r.player_id = $1 AND r.game = $2 AND r.variant = $3",
         )
         .arg(creator)
+        .arg(game)
+        .arg(variant)
         .rows()
         .fetch_one(self.db())
         .await?;
-        Ok(OpenGames { games, invitations })
+        Ok(CreatorStanding {
+            open_games,
+            open_invitations,
+            rating: rating.zip(rd),
+        })
     }
 
     async fn list_games(&self, filter: &GameFilter) -> StoreResult<Vec<GameRecord>> {

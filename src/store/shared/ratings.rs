@@ -20,21 +20,22 @@ const RATING: &str = "SELECT r.player_id, p.name, p.bot, r.game, r.variant, r.ra
 #[async_trait]
 impl<B: Backend> RatingStore for B {
     async fn ratings_of(&self, game: &str, variant: &str, players: &[i64]) -> StoreResult<Vec<RatingRow>> {
-        let query = format!("{RATING} WHERE r.player_id = $1 AND r.game = $2 AND r.variant = $3");
-        let mut rows = Vec::with_capacity(players.len());
-        // A table has at most eight seats: a statement each is cheap, and
-        // the same text on both backends.
-        for &player in players {
-            let row: Option<RatingRow> = sqlx::query(&query)
-                .arg(player)
-                .arg(game)
-                .arg(variant)
-                .rows()
-                .fetch_optional(self.db())
-                .await?;
-            rows.extend(row);
+        if players.is_empty() {
+            return Ok(Vec::new());
         }
-        Ok(rows)
+        // One statement for all of a table's players (at most eight): a
+        // game's end asks for them every time, and each statement is a
+        // hand-off to the driver. Rows come in no particular order.
+        let listed: Vec<String> = (0..players.len()).map(|i| format!("${}", i + 3)).collect();
+        let query = format!(
+            "{RATING} WHERE r.game = $1 AND r.variant = $2 AND r.player_id IN ({})",
+            listed.join(", ")
+        );
+        let mut statement = sqlx::query(&query).arg(game).arg(variant);
+        for &player in players {
+            statement = statement.arg(player);
+        }
+        Ok(statement.rows().fetch_all(self.db()).await?)
     }
 
     async fn leaderboard(&self, page: LeaderboardPage<'_>) -> StoreResult<Vec<RatingRow>> {
