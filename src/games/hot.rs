@@ -97,7 +97,8 @@ impl Games {
     }
 
     /// The current position, from the cache when it is up to date, else
-    /// replayed from the stored moves (and cached).
+    /// replayed from the stored moves (and cached, unless the cache is
+    /// newer).
     pub(super) async fn position(&self, hot: &mut Hot, record: &GameRecord) -> GameResult<AnyGame> {
         if hot.seq == record.row.event_seq {
             if let Some(game) = &hot.game {
@@ -112,7 +113,12 @@ impl Games {
             self.store.moves(record.row.id, None).await?
         };
         let game = super::replay(record, &moves)?;
-        hot.remember(record.row.event_seq, game.clone(), Some(record.clone()));
+        // A copy newer than `record` stays: it was committed after `record`
+        // was read (a join that raced a creation's answer, a move that raced
+        // a read).
+        if hot.seq <= record.row.event_seq {
+            hot.remember(record.row.event_seq, game.clone(), Some(record.clone()));
+        }
         Ok(game)
     }
 }

@@ -94,14 +94,8 @@ impl Games {
         // The answer is built from what was written, not read back: the
         // new game is what its creation says, seat by seat.
         let record = GameRecord { row, seats: seat_rows };
-        let game = super::replay(&record, &[])?;
         let slot = self.hot.slot(id);
-        let mut hot = slot.lock().await;
-        // Someone may have joined already, and cached what that made.
-        if hot.seq < record.row.event_seq {
-            hot.remember(record.row.event_seq, game.clone(), Some(record.clone()));
-        }
-        drop(hot);
+        let game = self.position(&mut *slot.lock().await, &record).await?;
         self.render(&record, &game, Some(player), None).await
     }
 

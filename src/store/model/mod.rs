@@ -9,11 +9,13 @@ use serde_json::Value;
 use crate::domain::{GameStatus, Seat};
 
 mod bots;
+mod conditionals;
 mod payload;
 mod ratings;
 mod tournaments;
 
 pub use bots::{BotRow, NewBot};
+pub use conditionals::{ConditionalRow, ConditionalTrees, ConditionalWrite, NewConditional};
 pub use ratings::{PlayedGame, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow, RatingValues};
 pub use tournaments::{
     BadTournamentKind, EntrantChange, EntrantRow, Entry, NewPairing, NewTournament, PairingRow, TournamentFilter,
@@ -379,45 +381,6 @@ impl GameUpdate {
     pub fn new_rev(&self) -> i64 {
         self.expected_rev + i64::from(self.conditional.is_some())
     }
-}
-
-/// A change of a game's conditional trees.
-#[derive(Clone, Debug)]
-pub enum ConditionalWrite {
-    /// The player's tree, replacing any they had.
-    Put(NewConditional),
-    /// The player's tree goes (played out, left, or withdrawn).
-    Delete { player_id: i64 },
-    /// Every tree of the game goes (a takeback, the game over).
-    DeleteAll,
-}
-
-/// A tree of conditional moves to store.
-#[derive(Clone, Debug)]
-pub struct NewConditional {
-    pub player_id: i64,
-    /// The ply of the position the tree starts from.
-    pub ply: i64,
-    /// The canonical lines, `[[their move, my reply, …], …]`.
-    pub lines: Value,
-}
-
-/// A stored tree of conditional moves.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ConditionalRow {
-    pub player_id: i64,
-    pub ply: i64,
-    pub lines: Value,
-    pub updated_at: i64,
-}
-
-/// A game's conditional trees as of version `rev` (its
-/// `conditional_rev`): every change of them bumps the version, so trees
-/// read at a version stay true for as long as the game is at it.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ConditionalTrees {
-    pub rev: i64,
-    pub trees: Vec<ConditionalRow>,
 }
 
 impl GameRow {
