@@ -14,11 +14,26 @@ use std::sync::{Arc, Mutex};
 use crate::rules::AnyGame;
 use crate::store::{ConditionalTrees, GameRecord};
 
-use super::error::GameResult;
+use super::error::{GameError, GameResult};
 use super::Games;
 
 /// Hot games kept beyond this number are evicted when idle.
 const HOT_GAMES: usize = 10_000;
+
+/// Whether one attempt at an action decided it: `None` when it must be
+/// decided again, from the database. An attempt answers `Ok(None)` when its
+/// commit lost a race. A refusal decided on the cache (`from_cache`) is
+/// decided again, since a stale cache could differ from the database;
+/// a time-out is not, having been acted on already.
+pub(super) fn settled<T>(attempt: GameResult<Option<T>>, from_cache: bool) -> Option<GameResult<T>> {
+    match attempt {
+        Ok(Some(done)) => Some(Ok(done)),
+        Ok(None) => None,
+        Err(error @ GameError::TimeOut { .. }) => Some(Err(error)),
+        Err(_) if from_cache => None,
+        Err(error) => Some(Err(error)),
+    }
+}
 
 /// What this process knows of one game, valid at event number `seq`.
 #[derive(Default)]
@@ -120,5 +135,33 @@ impl Games {
             hot.remember(record.row.event_seq, game.clone(), Some(record.clone()));
         }
         Ok(game)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_commit_decides_wherever_it_was_decided() {
+        for from_cache in [true, false] {
+            assert!(matches!(settled(Ok(Some(7)), from_cache), Some(Ok(7))));
+        }
+    }
+
+    #[test]
+    fn a_lost_race_is_decided_again() {
+        for from_cache in [true, false] {
+            assert!(settled::<()>(Ok(None), from_cache).is_none());
+        }
+    }
+
+    #[test]
+    fn a_refusal_stands_only_when_the_database_decided_it() {
+        assert!(settled::<()>(Err(GameError::NotYourTurn), true).is_none());
+        assert!(matches!(
+            settled::<()>(Err(GameError::NotYourTurn), false),
+            Some(Err(GameError::NotYourTurn))
+        ));
     }
 }

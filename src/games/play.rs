@@ -10,7 +10,7 @@ use crate::views::{LeanMoveAnswer, MoveAnswer, MoveRecord, MoveReply};
 
 use super::decide::{self, MoveDecision, MoveInput};
 use super::error::{GameError, GameResult};
-use super::hot::Hot;
+use super::hot::{settled, Hot};
 use super::{now, AnswerShape, Games, MoveCommand, ATTEMPTS, MAX_MESSAGE_LEN, MAX_MOVE_LEN};
 
 impl MoveCommand {
@@ -134,24 +134,16 @@ impl Games {
         let started = Instant::now();
         let slot = self.hot.slot(id);
         let mut hot = slot.lock().await;
-        // The first attempt decides from memory when it can; anything but a
-        // committed move is then decided again from the database.
-        let mut trust_cache = true;
-        for _ in 0..ATTEMPTS {
-            let (record, game, from_cache) = self.basis(&mut hot, id, trust_cache).await?;
-            trust_cache = false;
-            match self.play_once(&mut hot, record, game, player, &command).await {
-                Ok(Some(stored)) => {
-                    if stored.created {
-                        self.metrics.observe_move(started.elapsed());
-                    }
-                    return Ok(stored);
+        // The first attempt decides from memory when it can.
+        for attempt in 0..ATTEMPTS {
+            let (record, game, from_cache) = self.basis(&mut hot, id, attempt == 0).await?;
+            let decided = self.play_once(&mut hot, record, game, player, &command).await;
+            if let Some(stored) = settled(decided, from_cache) {
+                let stored = stored?;
+                if stored.created {
+                    self.metrics.observe_move(started.elapsed());
                 }
-                Ok(None) => continue,
-                // A time-out was decided, and acted on, from the database.
-                Err(error @ GameError::TimeOut { .. }) => return Err(error),
-                Err(_) if from_cache => continue,
-                Err(error) => return Err(error),
+                return Ok(stored);
             }
         }
         Err(GameError::Busy)

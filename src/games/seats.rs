@@ -4,7 +4,7 @@
 
 use crate::clock::TimeControl;
 use crate::domain::{InviteCode, Seat};
-use crate::rules::catalogue;
+use crate::rules::{catalogue, AnyGame};
 use crate::store::{GameRecord, GameRow, NewGame, Player, SeatRow};
 use crate::views::GameState;
 
@@ -12,6 +12,7 @@ use super::commit::Progress;
 use super::decide;
 use super::error::{GameError, GameResult};
 use super::events::{GameEvent, PlayerNotice};
+use super::hot::{settled, Hot};
 use super::{now, Games, NewGameCommand, ATTEMPTS};
 
 /// What a new game is, besides who sits where.
@@ -182,51 +183,63 @@ impl Games {
         self.admit(player)?;
         let slot = self.hot.slot(id);
         let mut hot = slot.lock().await;
-        // As a move is: the first attempt decides from memory when it can
-        // (a new game is cached by the state its creation answered with).
-        let mut trust_cache = true;
-        for _ in 0..ATTEMPTS {
-            let (record, game, from_cache) = self.basis(&mut hot, id, trust_cache).await?;
-            trust_cache = false;
-            let chosen = match decide::may_join(&record, player, code)
-                .and_then(|()| decide::choose_seat(&record, player.id, seat))
-            {
-                Ok(chosen) => chosen,
-                Err(_) if from_cache => continue,
-                Err(error) => return Err(error),
-            };
-            let standing = self
-                .ratings
-                .standing_of(&record.row.game, &record.row.variant, player.id)
-                .await
-                .map_err(GameError::internal)?;
-            if record.row.rating_min.is_some() || record.row.rating_max.is_some() {
-                let rating = standing.map_or(self.ratings.params().initial.rating, |(rating, _)| rating);
-                decide::check_rating_range(&record, player.id, rating)?;
-            }
-            let pauses = self.seat_pauses(&record, Some((chosen, player.id))).await?;
-            let mut progress = Progress::of(&record, now());
-            decide::sit(
-                &mut progress,
-                &record,
-                &game,
-                player,
-                chosen,
-                self.schedule_of(&record),
-                &pauses,
-            );
-            if let Some(mut joined) = self.commit(&mut hot, &record, progress, game.clone()).await? {
-                // The new seat shows its player's rating, here and in the
-                // cache, as a read of the game would.
-                joined.show_rating(player.id, standing);
-                if let Some(cached) = hot.record.as_mut() {
-                    cached.show_rating(player.id, standing);
-                }
+        // As a move is: decided from memory first when it can (a new game
+        // is cached by the state its creation answered with).
+        for attempt in 0..ATTEMPTS {
+            let (record, game, from_cache) = self.basis(&mut hot, id, attempt == 0).await?;
+            let decided = self.join_once(&mut hot, record, &game, player, seat, code).await;
+            if let Some(joined) = settled(decided, from_cache) {
                 drop(hot);
-                return self.render(&joined, &game, Some(player), None).await;
+                return self.render(&joined?, &game, Some(player), None).await;
             }
         }
         Err(GameError::Busy)
+    }
+
+    /// One decision on a join, from `record` and its position `game`:
+    /// `Ok(None)` when the commit lost a race and the join must be decided
+    /// again.
+    async fn join_once(
+        &self,
+        hot: &mut Hot,
+        record: GameRecord,
+        game: &AnyGame,
+        player: &Player,
+        seat: Option<u8>,
+        code: Option<&InviteCode>,
+    ) -> GameResult<Option<GameRecord>> {
+        let chosen =
+            decide::may_join(&record, player, code).and_then(|()| decide::choose_seat(&record, player.id, seat))?;
+        let standing = self
+            .ratings
+            .standing_of(&record.row.game, &record.row.variant, player.id)
+            .await
+            .map_err(GameError::internal)?;
+        if record.row.rating_min.is_some() || record.row.rating_max.is_some() {
+            let rating = standing.map_or(self.ratings.params().initial.rating, |(rating, _)| rating);
+            decide::check_rating_range(&record, player.id, rating)?;
+        }
+        let pauses = self.seat_pauses(&record, Some((chosen, player.id))).await?;
+        let mut progress = Progress::of(&record, now());
+        decide::sit(
+            &mut progress,
+            &record,
+            game,
+            player,
+            chosen,
+            self.schedule_of(&record),
+            &pauses,
+        );
+        let Some(mut joined) = self.commit(hot, &record, progress, game.clone()).await? else {
+            return Ok(None);
+        };
+        // The new seat shows its player's rating, here and in the cache, as
+        // a read of the game would.
+        joined.show_rating(player.id, standing);
+        if let Some(cached) = hot.record.as_mut() {
+            cached.show_rating(player.id, standing);
+        }
+        Ok(Some(joined))
     }
 
     pub async fn decline(&self, player: &Player, id: i64) -> GameResult<GameState> {
