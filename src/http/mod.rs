@@ -37,7 +37,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 pub use auth::{Auth, MaybeAuth, SignedIn};
-pub use client::{ClientAddress, UserAgent};
+pub use client::SessionClient;
 pub use error::{Error, Json, Path, Query, Result};
 pub use meta::{document as openapi_document, ApiDoc};
 

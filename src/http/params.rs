@@ -24,18 +24,6 @@ pub struct VariantPath {
     pub variant: String,
 }
 
-/// A player's rating in a game's variant: `/players/{name}/ratings/{game}/{variant}`.
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Path)]
-pub struct PlayerVariantPath {
-    #[param(schema_with = player_name)]
-    pub name: String,
-    #[param(schema_with = game_slug)]
-    pub game: String,
-    #[param(schema_with = variant_slug)]
-    pub variant: String,
-}
-
 /// A player in a path: `/players/{name}/…`.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Path)]

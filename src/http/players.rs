@@ -13,7 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::error::Result;
 use super::ratings::ProfileJson;
-use super::{AppState, Auth, ClientAddress, Json, Path, Query, SignedIn, UserAgent};
+use super::{AppState, Auth, Json, Path, Query, SessionClient, SignedIn};
 use crate::players::{AccountChange, EventRow, Me, NewAccount, Player, SessionInfo, SettingsChange};
 use crate::views::{timestamp as state_timestamp, EventView};
 
@@ -157,12 +157,10 @@ fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Re
         (status = 429, description = "too many registrations from this address; see Retry-After")))]
 async fn register(
     State(state): State<AppState>,
-    ClientAddress(from): ClientAddress,
-    UserAgent(user_agent): UserAgent,
+    SessionClient(client): SessionClient,
     Json(account): Json<NewAccount>,
 ) -> Result<(StatusCode, Json<Session>)> {
-    let account = NewAccount { user_agent, ..account };
-    let (player, token) = state.players.register(account, from).await?;
+    let (player, token) = state.players.register(account, client).await?;
     Ok((StatusCode::CREATED, Json(Session::of(&player, token))))
 }
 
@@ -172,14 +170,10 @@ async fn register(
         (status = 429, description = "too many failed sign-ins lately; see Retry-After")))]
 async fn login(
     State(state): State<AppState>,
-    ClientAddress(from): ClientAddress,
-    UserAgent(user_agent): UserAgent,
+    SessionClient(client): SessionClient,
     Json(body): Json<Login>,
 ) -> Result<(StatusCode, Json<Session>)> {
-    let (player, token) = state
-        .players
-        .sign_in(&body.name, body.password, from, user_agent)
-        .await?;
+    let (player, token) = state.players.sign_in(&body.name, body.password, client).await?;
     Ok((StatusCode::CREATED, Json(Session::of(&player, token))))
 }
 

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::error::Result;
-use super::params::{self, PlayerVariantPath, VariantPath};
+use super::params::{self, NamePath, VariantPath};
 use super::players::PlayerJson;
 use super::{AppState, Json, Path, Query};
 use crate::ratings::stats::Tally;
@@ -174,11 +174,11 @@ impl From<History> for RatingHistory {
 
 /// A player's rating history in a variant: one point per rated game, oldest first.
 #[utoipa::path(get, path = "/api/v1/players/{name}/ratings/{game}/{variant}", tag = "ratings",
-    params(PlayerVariantPath),
+    params(NamePath, VariantPath),
     responses((status = 200, body = RatingHistory), (status = 404), (status = 422)))]
 async fn history(
     State(state): State<AppState>,
-    Path(PlayerVariantPath { name, game, variant }): Path<PlayerVariantPath>,
+    Path((name, game, variant)): Path<(String, String, String)>,
 ) -> Result<Json<RatingHistory>> {
     Ok(Json(state.ratings.history(&name, &game, &variant).await?.into()))
 }

@@ -12,7 +12,6 @@
 //! is written in one transaction; the bot flag changes only before the
 //! player's first game (a bot account's games stay a bot's).
 
-use std::net::IpAddr;
 use std::time::Instant;
 
 use serde::Deserialize;
@@ -22,7 +21,7 @@ use super::input::{name_key, Email, Password, PlayerName, MAX_PASSWORD_LEN};
 use super::passwords::{dummy_hash, hash_password, verify_password};
 use super::settings::{self, SettingsChange};
 use super::tokens::{new_token, token_hash};
-use super::{Me, PlayerError, Players, Result};
+use super::{Client, Me, PlayerError, Players, Result};
 use crate::domain::now;
 use crate::store::{NewPassword, NewPlayer, NewToken, Player, PlayerChange, StoreError};
 
@@ -31,7 +30,7 @@ const MAX_LOOKUP_LEN: usize = 64;
 
 // A sign-up as the client sent it: the body of `POST /players`, named
 // `Registration` in the API's schemas (a plain comment, so that the
-// document's schema stays as it was), with the client's `User-Agent`.
+// document's schema stays as it was).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = Registration)]
@@ -44,10 +43,6 @@ pub struct NewAccount {
     #[schema(min_length = 8, max_length = 128)]
     pub password: String,
     pub email: Option<String>,
-    // The registering client's, kept with the first session (see
-    // `super::user_agent`): from the request's header, never the body.
-    #[serde(skip)]
-    pub user_agent: Option<String>,
     /// Declares a bot account: its moves are a program's (BOTS.md). Shown
     /// wherever the name is; may change only before the first game.
     #[serde(default)]
@@ -85,10 +80,10 @@ fn too_long_to_check(password: &str) -> bool {
 }
 
 impl Players {
-    /// Registers a player and opens their first session; `from` is the
-    /// client's address, which may register only so often.
-    pub async fn register(&self, account: NewAccount, from: IpAddr) -> Result<(Player, Token)> {
-        let agent = account.user_agent.clone();
+    /// Registers a player and opens their first session; the `client`'s
+    /// address may register only so often.
+    pub async fn register(&self, account: NewAccount, client: Client) -> Result<(Player, Token)> {
+        let from = client.address;
         let name: PlayerName = account.name.parse()?;
         let password = account.password.parse::<Password>()?.strong_for(name.as_str())?;
         let email = account.email.as_deref().map(str::parse::<Email>).transpose()?;
@@ -114,23 +109,17 @@ impl Players {
                 StoreError::Unique => PlayerError::NameTaken(name.to_string()),
                 other => other.into(),
             })?;
-        let token = self.open_session(&player, agent).await?;
+        let token = self.open_session(&player, client.user_agent).await?;
         Ok((player, token))
     }
 
-    /// Opens a session for whoever knows the name and password, unless
-    /// `from` (the client's address) or the account failed too often lately;
-    /// `user_agent` ([`super::user_agent`]) is kept with it. The player and
-    /// a new token of theirs, as [`Players::register`] answers: one shape
-    /// for both doors.
-    pub async fn sign_in(
-        &self,
-        name: &str,
-        password: String,
-        from: IpAddr,
-        user_agent: Option<String>,
-    ) -> Result<(Player, Token)> {
+    /// Opens a session for whoever knows the name and password, unless the
+    /// `client`'s address or the account failed too often lately. The
+    /// player and a new token of theirs, as [`Players::register`] answers:
+    /// one shape for both doors.
+    pub async fn sign_in(&self, name: &str, password: String, client: Client) -> Result<(Player, Token)> {
         let account = name_key(name);
+        let from = client.address;
         self.guard.may_sign_in(&account, from, Instant::now()).map_err(|wait| {
             self.metrics.count_limited("sign_in");
             tracing::info!(%from, "sign-in refused: too many failures lately");
@@ -159,7 +148,7 @@ impl Players {
             return Err(PlayerError::BadCredentials);
         };
         self.guard.signed_in(&account, from, Instant::now());
-        let token = self.open_session(&player, user_agent).await?;
+        let token = self.open_session(&player, client.user_agent).await?;
         Ok((player, token))
     }
 

@@ -34,7 +34,7 @@ pub use error::{PlayerError, Result};
 pub use guard::AccountLimits;
 pub use input::NAME_PATTERN;
 pub use input::{name_key, BadInput, Email, Password, PlayerName};
-pub use sessions::{user_agent, SessionInfo, MAX_USER_AGENT_LEN};
+pub use sessions::{user_agent, Client, SessionInfo, MAX_USER_AGENT_LEN};
 pub use settings::SettingsChange;
 pub use tokens::token_hash;
 pub use vacations::{Allowance, VacationRefused, VacationRequest};

@@ -3,6 +3,8 @@
 //! token cache forgets it) and within [`TOKEN_CACHE_TTL`] in every other
 //! process sharing the database.
 
+use std::net::IpAddr;
+
 use super::accounts::Session;
 use super::error::{PlayerError, Result};
 use super::tokens::{session_id, TOKEN_CACHE_TTL};
@@ -23,6 +25,15 @@ pub struct SessionInfo {
     pub user_agent: Option<String>,
     /// The session the request came with.
     pub current: bool,
+}
+
+/// Who opens a session: the client's address, which the abuse limits
+/// count by, and what is kept of its `User-Agent` ([`user_agent`]), shown
+/// with the session.
+#[derive(Clone, Debug)]
+pub struct Client {
+    pub address: IpAddr,
+    pub user_agent: Option<String>,
 }
 
 /// What is kept of a client's `User-Agent`: its first

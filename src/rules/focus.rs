@@ -769,7 +769,7 @@ impl Rules for Focus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::testing::{assert_notation, legal, sq};
+    use crate::rules::testing::{assert_notation, legal, put_stacks, sq};
 
     /// A position built square by square: `stacks` lists `square:seats`
     /// bottom to top, e.g. `c3:010`.
@@ -778,12 +778,7 @@ mod tests {
         if variant == Variant::Standard {
             game.progress.ply = 2;
         }
-        for item in stacks.split_whitespace() {
-            let (square, seats) = item.split_once(':').unwrap();
-            for seat in seats.bytes() {
-                game.put(sq(square), seat - b'0');
-            }
-        }
+        put_stacks(stacks, |square, seat| game.put(square, seat));
         game
     }
 

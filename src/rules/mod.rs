@@ -23,7 +23,7 @@ pub mod neighbours;
 pub mod pente;
 pub mod playout;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 pub mod torri;
 
 use std::fmt;

@@ -1,15 +1,27 @@
-//! What the games' unit tests share: squares by name, a position's legal
-//! moves as the notation prints them, notation round trips, random walks.
+//! What the games' unit tests share: squares by name, stacks as text, a
+//! position's legal moves as the notation prints them, notation round
+//! trips, random walks.
 
 use std::fmt;
 use std::str::FromStr;
 
 use super::board::Square;
 use super::playout::Rng;
-use super::{MoveBuffer, Rules};
+use super::{AnyGame, MoveBuffer, Rules, Seat};
 
 pub fn sq(name: &str) -> Square {
     name.parse().expect("a square's name")
+}
+
+/// Stacks as the stacking games' tests write them, `square:seats` bottom
+/// to top (`c3:010`): each piece goes to `put`, lowest first.
+pub fn put_stacks(stacks: &str, mut put: impl FnMut(Square, Seat)) {
+    for item in stacks.split_whitespace() {
+        let (square, seats) = item.split_once(':').expect("square:seats");
+        for seat in seats.bytes() {
+            put(sq(square), seat - b'0');
+        }
+    }
 }
 
 pub fn legal<R: Rules>(game: &R) -> Vec<String> {
@@ -40,6 +52,20 @@ pub fn play_randomly<R: Rules>(game: &mut R, rng: &mut Rng, plies: usize) {
             _ => break,
         }
     }
+}
+
+/// Plays `game` to its end the same way every time, for tests that need a
+/// finished game and not a crafted one: the `n`th move is legal move
+/// `(n × stride + offset) mod count`. The moves, in order.
+pub fn play_out(game: &mut AnyGame, stride: usize, offset: usize) -> Vec<String> {
+    let mut moves = Vec::new();
+    while !game.is_finished() {
+        let legal = game.legal_moves();
+        let pick = legal[(moves.len() * stride + offset) % legal.len()].clone();
+        game.play(&pick).expect("a legal move");
+        moves.push(pick);
+    }
+    moves
 }
 
 /// Why `text` is refused in `game`, as a player reads it.

@@ -360,7 +360,7 @@ impl Rules for Torri {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::testing::{legal, sq};
+    use crate::rules::testing::{legal, put_stacks, sq};
 
     /// An empty board with the given stacks (`square:seats`, bottom to top,
     /// 0 = x, 1 = o), x to move.
@@ -369,12 +369,7 @@ mod tests {
         game.stacks = [EMPTY; 64];
         game.occupied = Bitboard::EMPTY;
         game.o_top = Bitboard::EMPTY;
-        for item in stacks.split_whitespace() {
-            let (square, seats) = item.split_once(':').unwrap();
-            for seat in seats.bytes() {
-                game.put(sq(square), seat - b'0');
-            }
-        }
+        put_stacks(stacks, |square, seat| game.put(square, seat));
         game
     }
 

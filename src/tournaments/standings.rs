@@ -6,6 +6,9 @@
 
 use std::collections::HashMap;
 
+use serde::Serialize;
+use utoipa::ToSchema;
+
 /// How a finished game went, seat 0 first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Score {
@@ -30,6 +33,17 @@ pub enum Tiebreaks {
     Buchholz,
 }
 
+/// How a player's pairings went, counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, ToSchema)]
+pub struct Results {
+    /// Finished games (byes not counted).
+    pub played: i64,
+    pub wins: i64,
+    pub draws: i64,
+    pub losses: i64,
+    pub byes: i64,
+}
+
 /// One player's line of the standings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Standing {
@@ -37,12 +51,7 @@ pub struct Standing {
     /// 1 for the first.
     pub rank: usize,
     pub points: f64,
-    /// Finished games (byes not counted).
-    pub played: i64,
-    pub wins: i64,
-    pub draws: i64,
-    pub losses: i64,
-    pub byes: i64,
+    pub results: Results,
     pub sonneborn_berger: f64,
     pub buchholz: f64,
     /// Buchholz without the best and the worst opponent (with three or more).
@@ -52,13 +61,9 @@ pub struct Standing {
 #[derive(Default)]
 struct Tally {
     points2: i64,
-    played: i64,
-    wins: i64,
-    draws: i64,
-    losses: i64,
-    byes: i64,
+    results: Results,
     /// `(opponent, my score doubled)` per finished game.
-    results: Vec<(i64, i64)>,
+    faced: Vec<(i64, i64)>,
 }
 
 /// The standings of `players` (in seed order) after `games`, best first.
@@ -69,7 +74,7 @@ pub fn standings(players: &[i64], games: &[Played], tiebreaks: Tiebreaks) -> Vec
             (None, _) => {
                 if let Some(t) = tallies.get_mut(&game.first) {
                     t.points2 += 2;
-                    t.byes += 1;
+                    t.results.byes += 1;
                 }
             }
             (Some(second), Some(score)) => {
@@ -92,8 +97,8 @@ pub fn standings(players: &[i64], games: &[Played], tiebreaks: Tiebreaks) -> Vec
             let t = &tallies[&player];
             // Sonneborn-Berger, quadrupled: each opponent's points times my
             // score against them.
-            let sb4: i64 = t.results.iter().map(|&(o, mine)| mine * points_of(o)).sum();
-            let mut opponents: Vec<i64> = t.results.iter().map(|&(o, _)| points_of(o)).collect();
+            let sb4: i64 = t.faced.iter().map(|&(o, mine)| mine * points_of(o)).sum();
+            let mut opponents: Vec<i64> = t.faced.iter().map(|&(o, _)| points_of(o)).collect();
             opponents.sort_unstable();
             let buchholz2: i64 = opponents.iter().sum();
             let median2 = if opponents.len() >= 3 {
@@ -109,11 +114,7 @@ pub fn standings(players: &[i64], games: &[Played], tiebreaks: Tiebreaks) -> Vec
                 player,
                 rank: 0,
                 points: t.points2 as f64 / 2.0,
-                played: t.played,
-                wins: t.wins,
-                draws: t.draws,
-                losses: t.losses,
-                byes: t.byes,
+                results: t.results,
                 sonneborn_berger: sb4 as f64 / 4.0,
                 buchholz: buchholz2 as f64 / 2.0,
                 median_buchholz: median2 as f64 / 2.0,
@@ -135,25 +136,45 @@ pub fn standings(players: &[i64], games: &[Played], tiebreaks: Tiebreaks) -> Vec
 fn record(tallies: &mut HashMap<i64, Tally>, player: i64, opponent: i64, mine2: i64) {
     let Some(t) = tallies.get_mut(&player) else { return };
     t.points2 += mine2;
-    t.played += 1;
+    t.results.played += 1;
     match mine2 {
-        2 => t.wins += 1,
-        1 => t.draws += 1,
-        _ => t.losses += 1,
+        2 => t.results.wins += 1,
+        1 => t.results.draws += 1,
+        _ => t.results.losses += 1,
     }
-    t.results.push((opponent, mine2));
+    t.faced.push((opponent, mine2));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn game(first: i64, second: i64, score: Score) -> Played {
-        Played {
-            first,
-            second: Some(second),
-            score: Some(score),
-        }
+    /// Pairings as a cross-table reads them, seat 0 first: `1>2` player 1
+    /// beat player 2, `3<1` player 1 won in seat 1, `1=4` a draw, `3`
+    /// alone a bye.
+    fn pairings(text: &str) -> Vec<Played> {
+        let player = |p: &str| p.parse::<i64>().expect("a player number");
+        text.split_whitespace()
+            .map(|pairing| {
+                let Some(at) = pairing.find(['>', '<', '=']) else {
+                    return Played {
+                        first: player(pairing),
+                        second: None,
+                        score: None,
+                    };
+                };
+                let score = match &pairing[at..=at] {
+                    ">" => Score::FirstWins,
+                    "<" => Score::SecondWins,
+                    _ => Score::Draw,
+                };
+                Played {
+                    first: player(&pairing[..at]),
+                    second: Some(player(&pairing[at + 1..])),
+                    score: Some(score),
+                }
+            })
+            .collect()
     }
 
     /// A four-player round robin worked by hand:
@@ -162,15 +183,7 @@ mod tests {
     /// B = 1 + 0.5 = 1.5; C = 0.5; D = ½·2.5 = 1.25.
     #[test]
     fn sonneborn_berger_by_hand() {
-        use Score::*;
-        let games = [
-            game(1, 2, FirstWins),
-            game(3, 1, SecondWins),
-            game(1, 4, Draw),
-            game(2, 3, FirstWins),
-            game(4, 2, SecondWins),
-            game(3, 4, FirstWins),
-        ];
+        let games = pairings("1>2 3<1 1=4 2>3 4<2 3>4");
         let table = standings(&[1, 2, 3, 4], &games, Tiebreaks::SonnebornBerger);
         let got: Vec<(i64, usize, f64, f64)> = table
             .iter()
@@ -180,30 +193,25 @@ mod tests {
             got,
             vec![(1, 1, 2.5, 3.25), (2, 2, 2.0, 1.5), (3, 3, 1.0, 0.5), (4, 4, 0.5, 1.25)]
         );
-        assert_eq!(
-            (table[0].wins, table[0].draws, table[0].losses, table[0].played),
-            (2, 1, 0, 3)
-        );
+        let results = Results {
+            played: 3,
+            wins: 2,
+            draws: 1,
+            losses: 0,
+            byes: 0,
+        };
+        assert_eq!(table[0].results, results);
     }
 
     /// Sonneborn-Berger breaks a tie of points; a perfect tie falls back
     /// to seed order.
     #[test]
     fn sonneborn_berger_breaks_ties() {
-        use Score::*;
         // A beats B, B beats C, C beats A: all 1, SB all 1: seed order.
-        let cycle = [game(1, 2, FirstWins), game(2, 3, FirstWins), game(3, 1, FirstWins)];
-        let table = standings(&[1, 2, 3], &cycle, Tiebreaks::SonnebornBerger);
+        let table = standings(&[1, 2, 3], &pairings("1>2 2>3 3>1"), Tiebreaks::SonnebornBerger);
         assert_eq!(table.iter().map(|s| s.player).collect::<Vec<_>>(), vec![1, 2, 3]);
         // Four players: 2 and 3 tie on 1.5; 3 beat the winner, 2 only the last.
-        let games = [
-            game(1, 2, FirstWins),
-            game(1, 4, FirstWins),
-            game(3, 1, FirstWins),
-            game(2, 3, Draw),
-            game(2, 4, FirstWins),
-            game(4, 3, FirstWins),
-        ];
+        let games = pairings("1>2 1>4 3>1 2=3 2>4 4>3");
         let table = standings(&[1, 2, 3, 4], &games, Tiebreaks::SonnebornBerger);
         // 1: 2, 2: 1.5, 3: 1.5, 4: 1. SB(1) = 1.5 + 1 = 2.5;
         // SB(2) = 1 (beat 4) + 0.75 = 1.75; SB(3) = 2 (beat 1) + 0.75 = 2.75;
@@ -217,26 +225,9 @@ mod tests {
     /// median drops the best and worst opponent.
     #[test]
     fn buchholz_and_median_by_hand() {
-        use Score::*;
-        let bye = |p| Played {
-            first: p,
-            second: None,
-            score: None,
-        };
-        let games = [
-            // Round 1: 1-4 1-0, 2-5 ½, bye 3.
-            game(1, 4, FirstWins),
-            game(2, 5, Draw),
-            bye(3),
-            // Round 2: 3-1 0-1, 5-4 1-0, bye 2.
-            game(3, 1, SecondWins),
-            game(5, 4, FirstWins),
-            bye(2),
-            // Round 3: 1-5 ½, 2-3 1-0, bye 4.
-            game(1, 5, Draw),
-            game(2, 3, FirstWins),
-            bye(4),
-        ];
+        // Round 1: 1-4 1-0, 2-5 ½, bye 3. Round 2: 3-1 0-1, 5-4 1-0, bye 2.
+        // Round 3: 1-5 ½, 2-3 1-0, bye 4.
+        let games = pairings("1>4 2=5 3  3<1 5>4 2  1=5 2>3 4");
         // Points: 1 = 2.5, 2 = 2.5, 3 = 1, 4 = 1, 5 = 2.
         // Buchholz: 1 = 4+3+5 → 1 + 1 + 2 = 4; 2 = 5, 3 → 2 + 1 = 3;
         // 3 = 1, 2 → 2.5 + 2.5 = 5; 4 = 1, 5 → 2.5 + 2 = 4.5;
@@ -257,8 +248,8 @@ mod tests {
                 (4, 1.0, 4.5, 4.5)
             ]
         );
-        assert_eq!(table[1].byes, 1);
-        assert_eq!(table[1].played, 2);
+        assert_eq!(table[1].results.byes, 1);
+        assert_eq!(table[1].results.played, 2);
     }
 
     #[test]
@@ -269,6 +260,6 @@ mod tests {
             score: None,
         }];
         let table = standings(&[1, 2], &games, Tiebreaks::SonnebornBerger);
-        assert!(table.iter().all(|s| s.points == 0.0 && s.played == 0));
+        assert!(table.iter().all(|s| s.points == 0.0 && s.results == Results::default()));
     }
 }

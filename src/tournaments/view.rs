@@ -7,7 +7,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::plan::{self, score_of};
-use super::standings::{Score, Standing};
+use super::standings::{Results, Score, Standing};
 use crate::store::{PairingRow, TournamentFormat, TournamentRecord, TournamentRow, TournamentStatus};
 use crate::views::timestamp;
 
@@ -65,11 +65,8 @@ pub struct StandingView {
     pub rank: usize,
     pub player: String,
     pub points: f64,
-    pub played: i64,
-    pub wins: i64,
-    pub draws: i64,
-    pub losses: i64,
-    pub byes: i64,
+    #[serde(flatten)]
+    pub results: Results,
     /// Round robins and leagues.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sonneborn_berger: Option<f64>,
@@ -147,11 +144,7 @@ fn groups_of(record: &TournamentRecord) -> Vec<GroupView> {
         rank: s.rank,
         player: record.name_of(s.player),
         points: s.points,
-        played: s.played,
-        wins: s.wins,
-        draws: s.draws,
-        losses: s.losses,
-        byes: s.byes,
+        results: s.results,
         sonneborn_berger: (!swiss).then_some(s.sonneborn_berger),
         buchholz: swiss.then_some(s.buchholz),
         median_buchholz: swiss.then_some(s.median_buchholz),

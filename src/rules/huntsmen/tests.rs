@@ -627,50 +627,53 @@ fn brute_force(game: &Huntsmen, legs: usize) -> BTreeSet<String> {
     found
 }
 
-#[test]
-fn generated_moves_are_exactly_the_accepted_ones() {
-    let mut rng = Rng::new(11);
+/// Calls `check` on `count` positions of every variant, each up to
+/// `max_plies` random plies from the start (the same ones for a `seed`),
+/// with the generator for any further chance.
+fn random_positions(seed: u64, count: usize, max_plies: usize, mut check: impl FnMut(Variant, &Huntsmen, &mut Rng)) {
+    let mut rng = Rng::new(seed);
     for variant in ALL {
-        for _ in 0..20 {
+        for _ in 0..count {
             let mut game = Huntsmen::new(variant);
-            let plies = rng.below(60);
+            let plies = rng.below(max_plies);
             play_randomly(&mut game, &mut rng, plies);
-            if game.outcome().is_some() {
-                continue;
-            }
-            let listed = legal(&game);
-            let unique: BTreeSet<String> = listed.iter().cloned().collect();
-            assert_eq!(unique.len(), listed.len(), "{variant:?} duplicates");
-            assert_eq!(unique, brute_force(&game, MAX_LEGS), "{variant:?} {game:?}");
+            check(variant, &game, &mut rng);
         }
     }
 }
 
 #[test]
-fn picking_by_index_reaches_every_move_once() {
-    let mut rng = Rng::new(3);
-    for variant in ALL {
-        for _ in 0..40 {
-            let mut game = Huntsmen::new(variant);
-            let plies = rng.below(80);
-            play_randomly(&mut game, &mut rng, plies);
-            let listed = legal(&game);
-            let mut picked: Vec<String> = (0..listed.len() as u32)
-                .map(|k| {
-                    game.pick(|total| {
-                        assert_eq!(total as usize, listed.len());
-                        k
-                    })
-                })
-                .map(|m| m.expect("every index names a move").to_string())
-                .collect();
-            let mut listed = listed;
-            listed.sort();
-            picked.sort();
-            assert_eq!(picked, listed, "{variant:?}");
-            assert_eq!(game.random_move(&mut rng).is_none(), game.outcome().is_some());
+fn generated_moves_are_exactly_the_accepted_ones() {
+    random_positions(11, 20, 60, |variant, game, _| {
+        if game.outcome().is_some() {
+            return;
         }
-    }
+        let listed = legal(game);
+        let unique: BTreeSet<String> = listed.iter().cloned().collect();
+        assert_eq!(unique.len(), listed.len(), "{variant:?} duplicates");
+        assert_eq!(unique, brute_force(game, MAX_LEGS), "{variant:?} {game:?}");
+    });
+}
+
+#[test]
+fn picking_by_index_reaches_every_move_once() {
+    random_positions(3, 40, 80, |variant, game, rng| {
+        let listed = legal(game);
+        let mut picked: Vec<String> = (0..listed.len() as u32)
+            .map(|k| {
+                game.pick(|total| {
+                    assert_eq!(total as usize, listed.len());
+                    k
+                })
+            })
+            .map(|m| m.expect("every index names a move").to_string())
+            .collect();
+        let mut listed = listed;
+        listed.sort();
+        picked.sort();
+        assert_eq!(picked, listed, "{variant:?}");
+        assert_eq!(game.random_move(rng).is_none(), game.outcome().is_some());
+    });
 }
 
 #[test]

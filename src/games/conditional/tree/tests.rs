@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::rules::testing::play_out;
 
 /// Gravity after `moves`.
 fn gravity(moves: &[&str]) -> AnyGame {
@@ -121,14 +122,7 @@ fn lines_must_pair_their_moves_with_replies_and_keep_the_turn_order() {
 #[test]
 fn a_line_cannot_go_on_after_the_game_ends() {
     // Play a game out, always the same way, and stop one move short.
-    let mut game = gravity(&[]);
-    let mut moves = Vec::new();
-    while !game.is_finished() {
-        let legal = game.legal_moves();
-        let pick = legal[(moves.len() * 7 + 3) % legal.len()].clone();
-        game.play(&pick).expect("a legal move");
-        moves.push(pick);
-    }
+    let mut moves = play_out(&mut gravity(&[]), 7, 3);
     let last = moves.pop().expect("a move ended it");
     let before = AnyGame::replay("gravity", None, &moves).expect("replays");
     let owner = 1 - before.to_move().expect("someone to move");

@@ -9,6 +9,7 @@ use crate::clock::{Clock, ClockState, Scale, TimeControl};
 use crate::domain::{GameStatus, Seat};
 use crate::games::conditional::{Conditional, Tree};
 use crate::games::events::{GameEvent, PlayerNotice};
+use crate::rules::testing::play_out;
 use crate::store::{ConditionalWrite, GameRecord};
 
 /// Bob's tree of `lines`, set at `ply`.
@@ -134,14 +135,7 @@ fn a_reply_that_wins_ends_the_game_and_every_tree_goes() {
     // Rather than craft a position, play a game out the same way each time
     // and hand its last two moves to the loser's opponent... the winner's
     // tree: their opponent's last move, their winning reply.
-    let mut game = gravity(&[]).1;
-    let mut moves = Vec::new();
-    while !game.is_finished() {
-        let legal = game.legal_moves();
-        let pick = legal[(moves.len() * 5 + 1) % legal.len()].clone();
-        game.play(&pick).expect("legal");
-        moves.push(pick);
-    }
+    let mut moves = play_out(&mut gravity(&[]).1, 5, 1);
     let last_two: Vec<String> = moves.split_off(moves.len() - 2);
     let start: Vec<&str> = moves.iter().map(String::as_str).collect();
     let (mut record, before) = gravity(&start);
