@@ -212,7 +212,8 @@ pub struct LimitsConfig {
     /// Writes a player may make in a burst.
     #[arg(long, env = "TAVOLIERE_WRITE_BURST", default_value_t = 30)]
     pub write_burst: u32,
-    /// Games a player may have created that still wait for players.
+    /// Games a player may have created that still wait for players (a
+    /// rematch they offered counts).
     #[arg(long, env = "TAVOLIERE_MAX_OPEN_GAMES", default_value_t = 20)]
     pub max_open_games: u32,
     /// Invitations a player may have pending (invited players who have not

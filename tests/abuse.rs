@@ -372,6 +372,35 @@ async fn open_games_and_invitations_are_capped() {
     common::teardown(database, server).await;
 }
 
+/// A rematch offer opens a game and invites: it is refused at the caps as
+/// a creation is, and the opponent may still offer it.
+#[tokio::test]
+async fn a_rematch_offer_counts_against_the_open_games_cap() {
+    let (database, server) = guarded(|_| {}).await;
+    let alice = server.register("alice").await;
+    let bob = server.register("bob").await;
+    let (s, b) = server
+        .create(&alice, json!({ "game": "gravity", "opponents": ["bob"] }))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{b}");
+    let id = b["id"].as_i64().expect("a game id");
+    let (s, b) = server.post_empty(&format!("/games/{id}/join"), Some(&bob)).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    let (s, b) = server.post_empty(&format!("/games/{id}/resign"), Some(&alice)).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    for _ in 0..20 {
+        let (s, b) = server.create(&alice, json!({ "game": "gravity" })).await;
+        assert_eq!(s, StatusCode::CREATED, "{b}");
+    }
+    let (s, b) = server.post_empty(&format!("/games/{id}/rematch"), Some(&alice)).await;
+    assert_error(s, &b, StatusCode::CONFLICT, "too_many_open_games");
+    let (s, b) = server.post_empty(&format!("/games/{id}/rematch"), Some(&bob)).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(b["status"], "open", "{b}");
+    assert_eq!(b["rematch_of"], id, "{b}");
+    common::teardown(database, server).await;
+}
+
 async fn password_checks(server: &TestServer) -> u64 {
     let text = server
         .client

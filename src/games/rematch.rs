@@ -3,6 +3,9 @@
 //! a two-player game) and the other players invited; it starts when they
 //! accept, like any invitation. A game has at most one rematch: asking for
 //! one when it exists answers its offer (takes the invited seat) instead.
+//! Offering one opens a game and invites: it counts against the asker's
+//! caps on open games and invitations as a creation does (as on Lichess,
+//! where a rematch is a challenge like any other).
 
 use crate::clock::TimeControl;
 use crate::domain::{GameStatus, Seat};
@@ -84,6 +87,8 @@ impl Games {
             let other = self.store.player_by_id(invitee).await?;
             invitees.extend(other);
         }
+        let standing = self.store.creator_standing(player.id, info.slug, variant.slug).await?;
+        self.may_open(&standing, invitees.len())?;
         let table = Table {
             game: info.slug,
             variant: variant.slug,

@@ -361,7 +361,8 @@ async fn abort(State(state): State<AppState>, Auth(player): Auth, Path(id): Path
 /// already, answers its invitation instead (takes the invited seat).
 #[utoipa::path(post, path = "/api/v1/games/{id}/rematch", tag = "games", security(("bearer" = [])), params(("id" = i64, Path)),
     responses((status = 200, body = GameState, description = "the rematch"), (status = 401), (status = 403),
-        (status = 404), (status = 409, description = "the game is not finished")))]
+        (status = 404),
+        (status = 409, description = "the game is not finished, or offering it would pass the asker's caps on open games or invitations")))]
 async fn rematch(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<GameState>> {
     Ok(Json(state.games.rematch(&player, id).await?))
 }
