@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 use std::collections::HashMap;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -73,6 +74,9 @@ impl Browser {
             ])
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg("about:blank")
+            // Its helpers (zygote, renderers, GPU) join this group, so that
+            // dropping the browser ends them all.
+            .process_group(0)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -177,8 +181,26 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
+        // The whole group: a helper left running would write into the
+        // profile after it is removed.
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.child.id())])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // A killed Chromium leaves its singleton socket's directory in /tmp.
+        if let Some(socket_dir) = std::fs::read_link(self.profile.join("SingletonSocket"))
+            .ok()
+            .and_then(|socket| socket.parent().map(Path::to_path_buf))
+            .filter(|dir| {
+                dir.file_name()
+                    .and_then(|name| name.to_str())
+                    .is_some_and(|name| name.starts_with("org.chromium.Chromium."))
+            })
+        {
+            let _ = std::fs::remove_dir_all(socket_dir);
+        }
         let _ = std::fs::remove_dir_all(&self.profile);
     }
 }
