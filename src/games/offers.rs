@@ -89,7 +89,9 @@ impl Games {
     }
 
     /// Ends a game that has barely begun: while seats are open, or before
-    /// every seat has moved once.
+    /// every seat has moved once; never a tournament's game. Only its
+    /// players may: anyone else is refused as not a player (or, for a
+    /// private game, does not see it) before the tournament rule is asked.
     pub async fn abort(&self, player: &Player, id: i64) -> GameResult<GameState> {
         self.admit(player)?;
         self.act(player, id, |progress, record, _game| {
