@@ -1,7 +1,7 @@
 //! [`AnyGame`]: one type over every game and variant, holding a position and
 //! speaking in strings, which is all the server and the command line need.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use serde::{Serialize, Serializer};
 
@@ -292,7 +292,13 @@ impl AnyGame {
 
     /// The legal moves as canonical strings, in a stable order.
     pub fn legal_moves(&self) -> Vec<String> {
-        dispatch!(&self.position, g, _w => legal_strings(g))
+        self.legal().iter().map(str::to_owned).collect()
+    }
+
+    /// The legal moves as [`legal_moves`](AnyGame::legal_moves) lists
+    /// them, printed into one buffer: what an answer sends.
+    pub fn legal(&self) -> LegalMoves {
+        dispatch!(&self.position, g, _w => LegalMoves::of(g))
     }
 
     pub fn view(&self) -> View {
@@ -429,11 +435,53 @@ impl AnyGame {
     }
 }
 
-fn legal_strings<G: Rules>(game: &G) -> Vec<String> {
-    use super::MoveBuffer;
-    let mut moves = G::MoveList::default();
-    game.legal_moves(&mut moves);
-    moves.as_slice().iter().map(|m| m.to_string()).collect()
+/// A position's legal moves in canonical notation, in a stable order,
+/// printed into one buffer rather than a string each: a move's answer
+/// carries them, so they are printed on every move that asks. Serialised
+/// as a JSON array of strings.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LegalMoves {
+    text: String,
+    /// Where each move's notation ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl LegalMoves {
+    fn of<G: Rules>(game: &G) -> LegalMoves {
+        use super::MoveBuffer;
+        let mut moves = G::MoveList::default();
+        game.legal_moves(&mut moves);
+        let moves = moves.as_slice();
+        let mut legal = LegalMoves {
+            text: String::with_capacity(moves.len() * 4),
+            ends: Vec::with_capacity(moves.len()),
+        };
+        for m in moves {
+            // Writing into a String cannot fail.
+            let _ = write!(legal.text, "{m}");
+            legal.ends.push(legal.text.len());
+        }
+        legal
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(start, &end)| &self.text[start..end])
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+}
+
+impl Serialize for LegalMoves {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
 }
 
 /// Why [`AnyGame::replay`] failed: the game is unknown, or a move is bad.
@@ -455,6 +503,36 @@ impl fmt::Display for GameId {
 mod tests {
     use super::*;
     use crate::rules::{EndReason, Outcome, Winners};
+
+    /// The one buffer lists what the moves print, one string each, and
+    /// serialises as the array of them; a finished game lists none.
+    #[test]
+    fn legal_moves_in_one_buffer_are_the_moves_printed() {
+        for info in catalogue::GAMES {
+            for variant in info.variants {
+                let mut game = AnyGame::new(info.slug, Some(variant.slug)).expect("a catalogue game");
+                let mut rng = Rng::new(7);
+                loop {
+                    let legal = game.legal();
+                    let printed: Vec<String> = dispatch!(&game.position, g, _w => {
+                        use super::super::MoveBuffer;
+                        let mut moves = <_>::default();
+                        Rules::legal_moves(g, &mut moves);
+                        MoveBuffer::as_slice(&moves).iter().map(ToString::to_string).collect()
+                    });
+                    assert_eq!(legal.iter().collect::<Vec<_>>(), printed, "{} {}", info.slug, variant.slug);
+                    assert_eq!(legal.len(), printed.len());
+                    assert_eq!(serde_json::to_value(&legal).unwrap(), serde_json::json!(printed));
+                    if game.is_finished() || game.ply() >= 12 {
+                        assert_eq!(legal.is_empty(), game.is_finished());
+                        break;
+                    }
+                    let pick = printed[rng.below(printed.len())].clone();
+                    game.play(&pick).expect("a legal move");
+                }
+            }
+        }
+    }
 
     #[test]
     fn concession_notation_round_trips_and_is_nobody_s_move() {

@@ -32,8 +32,8 @@ use std::str::FromStr;
 use serde::Serialize;
 
 pub use any::{
-    AnyGame, ConcedeError, Conceded, Concession, GameId, IllegalMove, MoveError, Played, Position, ReplayError,
-    ReplayOrUnknown, UnknownGame,
+    AnyGame, ConcedeError, Conceded, Concession, GameId, IllegalMove, LegalMoves, MoveError, Played, Position,
+    ReplayError, ReplayOrUnknown, UnknownGame,
 };
 pub use board::{Bitboard, NotationError, Square};
 

@@ -6,7 +6,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::domain::{seats_in, GameStatus, Seat};
-use crate::rules::AnyGame;
+use crate::rules::{AnyGame, LegalMoves};
 use crate::store::{GameRecord, MoveRow, Player};
 
 /// Unix milliseconds as RFC 3339.
@@ -190,7 +190,8 @@ pub struct LeanMoveAnswer {
     /// The legal moves now, only when asked for (`?legal=true`, or
     /// `"legal": true`); empty when the game is not active.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub legal: Option<Vec<String>>,
+    #[schema(value_type = Option<Vec<String>>)]
+    pub legal: Option<LegalMoves>,
 }
 
 impl LeanMoveAnswer {
@@ -216,8 +217,8 @@ impl LeanMoveAnswer {
             outcome: row.outcome.as_ref().map(|o| super::outcome::outcome(o, Some(record))),
             last_move: last.map(|m| MoveRecord::of(record, m)),
             legal: legal.then(|| match row.status {
-                GameStatus::Active => game.legal_moves(),
-                _ => Vec::new(),
+                GameStatus::Active => game.legal(),
+                _ => LegalMoves::default(),
             }),
         }
     }
@@ -263,7 +264,8 @@ pub struct GameState {
     pub to_move_player: Option<String>,
     /// The legal moves of the position shown: empty when it is the game as
     /// it is and that is not active, or a position where the game was over.
-    pub legal: Vec<String>,
+    #[schema(value_type = Vec<String>)]
+    pub legal: LegalMoves,
     /// The position: every cell with its stack, per-seat reserves.
     #[schema(value_type = Object)]
     pub view: crate::rules::View,
@@ -312,9 +314,9 @@ impl GameState {
         // A past position had its legal moves whatever became of the game.
         let past = at_ply.is_some_and(|at| at < row.ply);
         let legal = if (active && at_ply.is_none()) || (past && game.outcome().is_none()) {
-            game.legal_moves()
+            game.legal()
         } else {
-            Vec::new()
+            LegalMoves::default()
         };
         let n = record.seats.len();
         let invite_code = record.invite_code_for(viewer).map(str::to_owned);
