@@ -520,7 +520,13 @@ mod tests {
                         Rules::legal_moves(g, &mut moves);
                         MoveBuffer::as_slice(&moves).iter().map(ToString::to_string).collect()
                     });
-                    assert_eq!(legal.iter().collect::<Vec<_>>(), printed, "{} {}", info.slug, variant.slug);
+                    assert_eq!(
+                        legal.iter().collect::<Vec<_>>(),
+                        printed,
+                        "{} {}",
+                        info.slug,
+                        variant.slug
+                    );
                     assert_eq!(legal.len(), printed.len());
                     assert_eq!(serde_json::to_value(&legal).unwrap(), serde_json::json!(printed));
                     if game.is_finished() || game.ply() >= 12 {
