@@ -514,12 +514,7 @@ mod tests {
                 let mut rng = Rng::new(7);
                 loop {
                     let legal = game.legal();
-                    let printed: Vec<String> = dispatch!(&game.position, g, _w => {
-                        use super::super::MoveBuffer;
-                        let mut moves = <_>::default();
-                        Rules::legal_moves(g, &mut moves);
-                        MoveBuffer::as_slice(&moves).iter().map(ToString::to_string).collect()
-                    });
+                    let printed = dispatch!(&game.position, g, _w => crate::rules::testing::legal(g));
                     assert_eq!(
                         legal.iter().collect::<Vec<_>>(),
                         printed,
