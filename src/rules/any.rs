@@ -1,13 +1,15 @@
 //! [`AnyGame`]: one type over every game and variant, holding a position and
 //! speaking in strings, which is all the server and the command line need.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 use serde::{Serialize, Serializer};
 
 use super::catalogue::{self, GameInfo, VariantInfo};
 use super::playout::Rng;
-use super::{focus, gravity, huntsmen, neighbours, pente, torri, NotationError, Outcome, PlayError, Rules, Seat, View};
+use super::{
+    focus, gravity, huntsmen, neighbours, pente, torri, Notation, NotationError, Outcome, PlayError, Rules, Seat, View,
+};
 
 /// Adds a game family: its enum variant, module and position type. Every
 /// match over the families is generated from this one list.
@@ -458,7 +460,7 @@ impl LegalMoves {
         };
         for m in moves {
             // Writing into a String cannot fail.
-            let _ = write!(legal.text, "{m}");
+            let _ = m.write_notation(&mut legal.text);
             legal.ends.push(legal.text.len());
         }
         legal

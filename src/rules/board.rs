@@ -54,25 +54,23 @@ pub fn parse_coordinate(text: &str, skip_i: bool) -> Option<(u8, u8, &str)> {
     Some((file, rank - 1, &text[1 + digits..]))
 }
 
-/// Writes a 0-based coordinate as notation.
-pub fn write_coordinate(f: &mut fmt::Formatter<'_>, file: u8, rank: u8, skip_i: bool) -> fmt::Result {
+/// Writes a 0-based coordinate as notation, a character at a time: into a
+/// `String` that is a push each, where `write!` with two arguments goes
+/// through the formatting machinery (a position's legal moves are written
+/// in every answer that lists them; issue 26).
+pub fn write_coordinate(out: &mut impl fmt::Write, file: u8, rank: u8, skip_i: bool) -> fmt::Result {
     let mut letter = b'a' + file;
     if skip_i && letter >= b'i' {
         letter += 1;
     }
-    // Spelled into bytes and written once: `write!` with two arguments
-    // goes through the formatting machinery, and a position's legal
-    // moves are written in every answer that lists them (issue 26).
+    out.write_char(char::from(letter))?;
     let number = u16::from(rank) + 1;
-    let mut text = [letter, 0, 0, 0];
-    let mut len = 1;
     for divisor in [100, 10, 1] {
         if number >= divisor || divisor == 1 {
-            text[len] = b'0' + (number / divisor % 10) as u8;
-            len += 1;
+            out.write_char(char::from(b'0' + (number / divisor % 10) as u8))?;
         }
     }
-    f.write_str(std::str::from_utf8(&text[..len]).map_err(|_| fmt::Error)?)
+    Ok(())
 }
 
 /// A square of a grid of at most 8×8: `rank * 8 + file`, `a1` = 0.
@@ -124,9 +122,15 @@ impl Square {
     }
 }
 
+impl super::Notation for Square {
+    fn write_notation(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        write_coordinate(out, self.file(), self.rank(), false)
+    }
+}
+
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_coordinate(f, self.file(), self.rank(), false)
+        super::Notation::write_notation(self, f)
     }
 }
 

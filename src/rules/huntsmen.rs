@@ -336,6 +336,9 @@ impl Move {
     }
 }
 
+/// Written through its `Display`.
+impl super::Notation for Move {}
+
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.is_placement() {

@@ -224,12 +224,24 @@ impl<M, const N: usize> MoveBuffer<M> for arrayvec::ArrayVec<M, N> {
     }
 }
 
+/// A move's notation, written into any `fmt::Write`: `Display` prints
+/// through it, and so does a list of legal moves, straight into its buffer.
+/// A move that spells itself here (a square: a letter and a number, a
+/// character at a time) is written into a `String` without the formatting
+/// machinery, which cost more than the square (issue 26); any other move is
+/// written through its `Display`.
+pub trait Notation: fmt::Display {
+    fn write_notation(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        write!(out, "{self}")
+    }
+}
+
 /// The primitives every game implements; everything else (replay, string
 /// moves, the catalogue, the server) is built on them.
 pub trait Rules: Clone + fmt::Debug + Send + Sync + 'static {
     /// A move as the notation names it. `FromStr` only checks syntax and
     /// accepts every alias; `Display` prints the canonical string.
-    type Move: Copy + Eq + fmt::Debug + fmt::Display + FromStr<Err = NotationError> + Send + Sync;
+    type Move: Copy + Eq + fmt::Debug + Notation + FromStr<Err = NotationError> + Send + Sync;
     type MoveList: MoveBuffer<Self::Move>;
     /// Why a well-formed move is not legal here.
     type Illegal: std::error::Error + Clone + PartialEq + Send + Sync + 'static;

@@ -80,6 +80,9 @@ pub struct Move {
     pub capture: bool,
 }
 
+/// Written through its `Display`.
+impl super::Notation for Move {}
+
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}{}{}", self.from, if self.capture { 'x' } else { '-' }, self.to)

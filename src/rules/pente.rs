@@ -12,7 +12,7 @@ use arrayvec::ArrayVec;
 
 use super::board::{parse_coordinate, write_coordinate, NotationError};
 use super::playout::Rng;
-use super::{BoardShape, BoardView, CellView, EndReason, Outcome, Progress, Rules, Seat, SeatView, View};
+use super::{BoardShape, BoardView, CellView, EndReason, Notation, Outcome, Progress, Rules, Seat, SeatView, View};
 
 /// Seat colours, seat 0 first.
 pub const COLOURS: [&str; 2] = ["white", "black"];
@@ -188,21 +188,27 @@ impl Move {
     }
 }
 
-impl fmt::Display for Move {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Notation for Move {
+    fn write_notation(&self, out: &mut impl fmt::Write) -> fmt::Result {
         if self.neutral {
-            f.write_str("N")?;
+            out.write_char('N')?;
         }
-        write!(f, "{}", self.point)?;
+        write_coordinate(out, self.point.file, self.point.rank, true)?;
         if let Some(signs) = self.signs {
             for _ in 0..signs.plus {
-                f.write_str("+")?;
+                out.write_char('+')?;
             }
             for _ in 0..signs.minus {
-                f.write_str("-")?;
+                out.write_char('-')?;
             }
         }
         Ok(())
+    }
+}
+
+impl fmt::Display for Move {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_notation(f)
     }
 }
 

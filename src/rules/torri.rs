@@ -89,6 +89,9 @@ pub struct Move {
     pub toward: Square,
 }
 
+/// Written through its `Display`.
+impl super::Notation for Move {}
+
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}-{}", self.from, self.toward)
