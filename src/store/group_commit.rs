@@ -57,8 +57,14 @@ pub enum Done {
 
 struct Pending {
     change: Change,
-    done: oneshot::Sender<StoreResult<Done>>,
+    done: oneshot::Sender<Answer>,
 }
+
+/// A change's final result, and the change itself, handed back to be freed
+/// by the task that built it: freed on the writer's thread, each of its
+/// allocations went back to another thread's heap, which that thread had to
+/// collect later, and the memory came back cold (issue 26).
+type Answer = (StoreResult<Done>, Change);
 
 /// How much grouping happened, for `/metrics`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -87,7 +93,7 @@ struct Queue {
     counters: Arc<Counters>,
 }
 
-type Waiters = Vec<oneshot::Sender<StoreResult<Done>>>;
+type Waiters = Vec<oneshot::Sender<Answer>>;
 
 impl Queue {
     /// `first` and everything queued behind it, up to [`MAX_BATCH`].
@@ -102,15 +108,15 @@ impl Queue {
         batch.into_iter().map(|p| (p.change, p.done)).unzip()
     }
 
-    /// Tells each caller its final result.
-    fn answer(&self, waiters: Waiters, results: Vec<StoreResult<Done>>, transactions: u64) {
+    /// Tells each caller its final result, with its change.
+    fn answer(&self, waiters: Waiters, changes: Vec<Change>, results: Vec<StoreResult<Done>>, transactions: u64) {
         let committed = results.iter().filter(|r| r.is_ok()).count() as u64;
         self.counters.transactions.fetch_add(transactions, Ordering::Relaxed);
         self.counters.updates.fetch_add(committed, Ordering::Relaxed);
-        for (waiter, result) in waiters.into_iter().zip(results) {
+        for ((waiter, change), result) in waiters.into_iter().zip(changes).zip(results) {
             // A caller that went away (its request was cancelled) still
             // had its change committed or refused.
-            let _ = waiter.send(result);
+            let _ = waiter.send((result, change));
         }
     }
 }
@@ -137,7 +143,7 @@ impl GroupCommit {
     pub fn spawn_runtime_thread<F, Fut>(mut commit: F) -> std::io::Result<GroupCommit>
     where
         F: FnMut(Vec<Change>) -> Fut + Send + 'static,
-        Fut: Future<Output = (Vec<StoreResult<Done>>, u64)>,
+        Fut: Future<Output = (Vec<Change>, Vec<StoreResult<Done>>, u64)>,
     {
         let (group_commit, mut queue) = GroupCommit::queue();
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
@@ -148,8 +154,8 @@ impl GroupCommit {
                     // Ends when the store (the only sender) is dropped.
                     while let Some(first) = queue.receiver.recv().await {
                         let (changes, waiters) = queue.batch(first);
-                        let (results, transactions) = commit(changes).await;
-                        queue.answer(waiters, results, transactions);
+                        let (changes, results, transactions) = commit(changes).await;
+                        queue.answer(waiters, changes, results, transactions);
                     }
                 });
             })?;
@@ -160,7 +166,7 @@ impl GroupCommit {
     /// blocks (a synchronous database driver).
     pub fn spawn_thread<F>(mut commit: F) -> std::io::Result<GroupCommit>
     where
-        F: FnMut(Vec<Change>) -> (Vec<StoreResult<Done>>, u64) + Send + 'static,
+        F: FnMut(&[Change]) -> (Vec<StoreResult<Done>>, u64) + Send + 'static,
     {
         let (group_commit, mut queue) = GroupCommit::queue();
         std::thread::Builder::new()
@@ -169,8 +175,8 @@ impl GroupCommit {
                 // Ends when the store (the only sender) is dropped.
                 while let Some(first) = queue.receiver.blocking_recv() {
                     let (changes, waiters) = queue.batch(first);
-                    let (results, transactions) = commit(changes);
-                    queue.answer(waiters, results, transactions);
+                    let (results, transactions) = commit(&changes);
+                    queue.answer(waiters, changes, results, transactions);
                 }
             })?;
         Ok(group_commit)
@@ -183,7 +189,9 @@ impl GroupCommit {
             .send(Pending { change, done })
             .await
             .map_err(|_| StoreError::from(sqlx::Error::PoolClosed))?;
-        answer.await.map_err(|_| StoreError::from(sqlx::Error::PoolClosed))?
+        let (result, change) = answer.await.map_err(|_| StoreError::from(sqlx::Error::PoolClosed))?;
+        drop(change);
+        result
     }
 
     /// Creates a game; its id once committed.
@@ -249,7 +257,10 @@ mod tests {
             ran_on
                 .send((thread.id(), thread.name().map(str::to_owned)))
                 .expect("the test listens");
-            async move { (batch.iter().map(|_| Ok(Done::Notified(7))).collect(), 1) }
+            async move {
+                let results = batch.iter().map(|_| Ok(Done::Notified(7))).collect();
+                (batch, results, 1)
+            }
         })
         .expect("writer thread");
         let outbox = || Outbox {
@@ -267,5 +278,57 @@ mod tests {
         assert_eq!(first, second, "one writer thread for every batch");
         assert_eq!(commits.stats().transactions, 2);
         assert_eq!(commits.stats().updates, 2);
+    }
+
+    /// Each caller gets its own result and its own change back, in the
+    /// batch's order, to free it where it was built; a caller gone away
+    /// costs nothing but its answer.
+    #[tokio::test]
+    async fn each_caller_gets_its_result_and_its_change_back() {
+        let (_group, queue) = GroupCommit::queue();
+        let change = |player_id, kind: &str| {
+            Change::Notify(
+                vec![Outbox {
+                    player_id,
+                    from: 0,
+                    to: 1,
+                    deliveries: vec![crate::store::NewDelivery {
+                        event_seq: 1,
+                        channel: "mail",
+                        kind: kind.to_owned(),
+                        due_at: 0,
+                    }],
+                }],
+                5,
+            )
+        };
+        let (first, first_answer) = oneshot::channel();
+        let (gone, gone_answer) = oneshot::channel();
+        let (last, last_answer) = oneshot::channel();
+        drop(gone_answer);
+        queue.answer(
+            vec![first, gone, last],
+            vec![change(1, "a"), change(2, "b"), change(3, "c")],
+            vec![Ok(Done::Notified(1)), Ok(Done::Notified(1)), Err(StoreError::Conflict)],
+            1,
+        );
+        let told = |answer: Answer| match answer {
+            (result, Change::Notify(outboxes, 5)) => (
+                result.map_err(|e| e.to_string()),
+                outboxes[0].player_id,
+                outboxes[0].deliveries[0].kind.clone(),
+            ),
+            _ => panic!("another change came back"),
+        };
+        assert_eq!(
+            told(first_answer.await.expect("answered")),
+            (Ok(Done::Notified(1)), 1, "a".to_owned())
+        );
+        assert_eq!(
+            told(last_answer.await.expect("answered")),
+            (Err(StoreError::Conflict.to_string()), 3, "c".to_owned())
+        );
+        assert_eq!(queue.counters.updates.load(Ordering::Relaxed), 2);
+        assert_eq!(queue.counters.transactions.load(Ordering::Relaxed), 1);
     }
 }

@@ -169,9 +169,9 @@ async fn commit_batch(
     pool: &PgPool,
     writer: &mut Option<sqlx::PgConnection>,
     backend: &AtomicU32,
-    batch: Vec<Change>,
+    batch: &[Change],
 ) -> (Vec<StoreResult<Done>>, u64) {
-    match commit_together(pool, writer, backend, &batch).await {
+    match commit_together(pool, writer, backend, batch).await {
         Ok(results) => return (results, 1),
         // Rare: a constraint or the database refused the
         // transaction. Alone, each update meets its own fate.
@@ -188,7 +188,7 @@ async fn commit_batch(
         }
     }
     let mut results = Vec::with_capacity(batch.len());
-    for change in &batch {
+    for change in batch {
         results.push(commit_alone(pool, change).await);
     }
     (results, batch.len() as u64)
@@ -384,6 +384,9 @@ pub(super) fn group_commit(pool: &PgPool, backend: Arc<AtomicU32>) -> std::io::R
     let writer = Arc::new(tokio::sync::Mutex::new(None));
     GroupCommit::spawn_runtime_thread(move |batch| {
         let (pool, writer, backend) = (pool.clone(), writer.clone(), backend.clone());
-        async move { commit_batch(&pool, &mut *writer.lock().await, &backend, batch).await }
+        async move {
+            let (results, transactions) = commit_batch(&pool, &mut *writer.lock().await, &backend, &batch).await;
+            (batch, results, transactions)
+        }
     })
 }

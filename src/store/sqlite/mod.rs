@@ -75,7 +75,7 @@ impl SqliteStore {
         let commits = GroupCommit::spawn_thread(move |batch| {
             // Taking turns with this process's other writers.
             let _turn = turns.0.blocking_lock();
-            writer.commit(&batch)
+            writer.commit(batch)
         })
         .map_err(sqlx::Error::Io)?;
         let core = Core {
