@@ -94,6 +94,7 @@ impl Writer {
     fn attempt(&mut self, batch: &[Change], refused: &[Option<StoreError>]) -> Result<Vec<Option<Done>>, Failure> {
         let connection = self.connection()?;
         let tx = Immediate::begin(connection)?;
+        let mut statements = Statements::new(&tx);
         let mut done = Vec::with_capacity(batch.len());
         for (index, change) in batch.iter().enumerate() {
             if refused[index].is_some() {
@@ -101,11 +102,13 @@ impl Writer {
                 continue;
             }
             // Dropping `tx` on the way out rolls it back.
-            done.push(apply(&tx, change).map_err(|error| match error {
+            done.push(apply(&mut statements, change).map_err(|error| match error {
                 ChangeError::Own(error) => Failure::Change(index, error),
                 ChangeError::Transaction(error) => Failure::Transaction(error),
             })?);
         }
+        // Back into the connection's cache for the next batch.
+        drop(statements);
         tx.commit()?;
         Ok(done)
     }
@@ -161,6 +164,38 @@ impl Drop for Immediate<'_> {
     }
 }
 
+/// The statements a transaction has run, kept out of the connection's
+/// cache until it ends: rusqlite's `prepare_cached` hashes a statement's
+/// whole text to find it and again to put it back, twice for every
+/// statement a move runs (about 5k instructions a move; issue 26). Found
+/// here by the address of the statement's text, always a `&'static str`:
+/// a text met at another address is only prepared once more.
+struct Statements<'c> {
+    connection: &'c Connection,
+    held: Vec<(&'static str, rusqlite::CachedStatement<'c>)>,
+}
+
+impl<'c> Statements<'c> {
+    fn new(connection: &'c Connection) -> Statements<'c> {
+        Statements {
+            connection,
+            held: Vec::with_capacity(16),
+        }
+    }
+
+    /// `sql` prepared, from this transaction's statements or the cache.
+    fn get(&mut self, sql: &'static str) -> rusqlite::Result<&mut rusqlite::CachedStatement<'c>> {
+        let index = match self.held.iter().position(|(held, _)| std::ptr::eq(*held, sql)) {
+            Some(index) => index,
+            None => {
+                self.held.push((sql, self.connection.prepare_cached(sql)?));
+                self.held.len() - 1
+            }
+        };
+        Ok(&mut self.held[index].1)
+    }
+}
+
 /// A connection with the durability sqlx's pool has: WAL, `synchronous =
 /// FULL`, foreign keys checked.
 fn open(path: &PathBuf) -> rusqlite::Result<Connection> {
@@ -204,17 +239,17 @@ fn store_error(error: rusqlite::Error) -> ChangeError {
 
 /// Runs one statement of the change (prepared once per connection):
 /// how many rows it changed.
-fn execute(tx: &Connection, statement: &str, params: impl rusqlite::Params) -> ChangeResult<usize> {
-    tx.prepare_cached(statement)
-        .and_then(|mut prepared| prepared.execute(params))
+fn execute(tx: &mut Statements, statement: &'static str, params: impl rusqlite::Params) -> ChangeResult<usize> {
+    tx.get(statement)
+        .and_then(|prepared| prepared.execute(params))
         .map_err(store_error)
 }
 
 /// Runs one guarded statement of the change, which must change exactly one
 /// row: `refused` (the change fails alone) when its guard matched nothing.
 fn execute_one(
-    tx: &Connection,
-    statement: &str,
+    tx: &mut Statements,
+    statement: &'static str,
     params: impl rusqlite::Params,
     refused: StoreError,
 ) -> ChangeResult<()> {
@@ -232,7 +267,7 @@ fn json(value: &Value) -> String {
 }
 
 /// Writes one change; `None` when its guard refused it.
-fn apply(tx: &Connection, change: &Change) -> ChangeResult<Option<Done>> {
+fn apply(tx: &mut Statements, change: &Change) -> ChangeResult<Option<Done>> {
     match change {
         Change::Create(game) => create(tx, game).map(|id| Some(Done::Created(id))),
         Change::Update(update) => Ok(update_game(tx, update)?.then_some(Done::Updated)),
@@ -242,33 +277,34 @@ fn apply(tx: &Connection, change: &Change) -> ChangeResult<Option<Done>> {
 }
 
 /// How many players' cursors moved.
-fn notify(tx: &Connection, outboxes: &[Outbox], now: i64) -> ChangeResult<usize> {
-    let mut move_cursor = tx.prepare_cached(sql::MOVE_NOTIFY_CURSOR).map_err(store_error)?;
-    let mut insert = tx.prepare_cached(sql::INSERT_DELIVERY).map_err(store_error)?;
+fn notify(tx: &mut Statements, outboxes: &[Outbox], now: i64) -> ChangeResult<usize> {
     let mut moved = 0;
     for outbox in outboxes {
-        if move_cursor
-            .execute(params![outbox.to, outbox.player_id, outbox.from])
-            .map_err(store_error)?
-            != 1
+        if execute(
+            tx,
+            sql::MOVE_NOTIFY_CURSOR,
+            params![outbox.to, outbox.player_id, outbox.from],
+        )? != 1
         {
             continue;
         }
         moved += 1;
         for d in &outbox.deliveries {
-            insert
-                .execute(params![outbox.player_id, d.event_seq, d.channel, d.kind, d.due_at, now])
-                .map_err(store_error)?;
+            execute(
+                tx,
+                sql::INSERT_DELIVERY,
+                params![outbox.player_id, d.event_seq, d.channel, d.kind, d.due_at, now],
+            )?;
         }
     }
     Ok(moved)
 }
 
-fn create(tx: &Connection, game: &NewGame) -> ChangeResult<i64> {
+fn create(tx: &mut Statements, game: &NewGame) -> ChangeResult<i64> {
     let (status, to_move) = game.starts_as();
     let id: i64 = tx
-        .prepare_cached(sql::INSERT_GAME)
-        .and_then(|mut statement| {
+        .get(sql::INSERT_GAME)
+        .and_then(|statement| {
             statement.query_row(
                 params![
                     game.game,
@@ -293,11 +329,8 @@ fn create(tx: &Connection, game: &NewGame) -> ChangeResult<i64> {
             )
         })
         .map_err(store_error)?;
-    let mut insert_seat = tx.prepare_cached(sql::INSERT_SEAT).map_err(store_error)?;
     for (seat, (player, invitee)) in game.seats.iter().enumerate() {
-        insert_seat
-            .execute(params![id, seat as i64, player, invitee])
-            .map_err(store_error)?;
+        execute(tx, sql::INSERT_SEAT, params![id, seat as i64, player, invitee])?;
     }
     if let Some(original) = game.rematch_of {
         execute_one(tx, sql::SET_REMATCH, params![id, original], StoreError::Conflict)?;
@@ -324,7 +357,7 @@ const UPDATE_GAME_IN_PLACE: &str = "UPDATE games SET ply = ?2, to_move = ?3, out
 
 /// `false` when the guard refused the update: the game is no longer at
 /// `expected_seq`, and nothing was written.
-fn update_game(tx: &Connection, update: &GameUpdate) -> ChangeResult<bool> {
+fn update_game(tx: &mut Statements, update: &GameUpdate) -> ChangeResult<bool> {
     let new_seq = update.expected_seq + update.events.len() as i64;
     // [`sql::UPDATE_GAME`]'s parameters, in its order: the statement in
     // place numbers them alike (`?n` binds the n-th; SQLite numbers `$n` by
@@ -399,7 +432,7 @@ fn update_game(tx: &Connection, update: &GameUpdate) -> ChangeResult<bool> {
 /// pairings of its new round, the league's groups and its players' events.
 /// The change fails alone, with [`StoreError::TournamentMoved`], when the
 /// tournament is no longer at the step's revision.
-fn step_tournament(tx: &Connection, step: &TournamentStep) -> ChangeResult<()> {
+fn step_tournament(tx: &mut Statements, step: &TournamentStep) -> ChangeResult<()> {
     execute_one(
         tx,
         sql::STEP_TOURNAMENT,
@@ -440,7 +473,7 @@ fn step_tournament(tx: &Connection, step: &TournamentStep) -> ChangeResult<()> {
 /// [`sql::write_ratings`]); the change fails alone, with
 /// [`StoreError::RatingsMoved`], when a rating is no longer where it was
 /// computed from.
-fn write_ratings(tx: &Connection, changes: &[RatingChange]) -> ChangeResult<()> {
+fn write_ratings(tx: &mut Statements, changes: &[RatingChange]) -> ChangeResult<()> {
     for c in changes {
         let (wins, losses, draws) = c.result.counts();
         if c.number == 1 {
@@ -509,7 +542,7 @@ fn write_ratings(tx: &Connection, changes: &[RatingChange]) -> ChangeResult<()> 
     Ok(())
 }
 
-fn write_conditional(tx: &Connection, game_id: i64, write: &ConditionalWrite, now: i64) -> ChangeResult<()> {
+fn write_conditional(tx: &mut Statements, game_id: i64, write: &ConditionalWrite, now: i64) -> ChangeResult<()> {
     match write {
         ConditionalWrite::Put(tree) => execute(
             tx,
@@ -522,12 +555,19 @@ fn write_conditional(tx: &Connection, game_id: i64, write: &ConditionalWrite, no
     Ok(())
 }
 
-fn insert_game_events(tx: &Connection, game_id: i64, first_seq: i64, events: &[Event], now: i64) -> ChangeResult<()> {
-    let mut insert = tx.prepare_cached(sql::INSERT_GAME_EVENT).map_err(store_error)?;
+fn insert_game_events(
+    tx: &mut Statements,
+    game_id: i64,
+    first_seq: i64,
+    events: &[Event],
+    now: i64,
+) -> ChangeResult<()> {
     for (seq, event) in (first_seq..).zip(events) {
-        insert
-            .execute(params![game_id, seq, event.kind, json(&event.payload), now])
-            .map_err(store_error)?;
+        execute(
+            tx,
+            sql::INSERT_GAME_EVENT,
+            params![game_id, seq, event.kind, json(&event.payload), now],
+        )?;
     }
     Ok(())
 }
@@ -550,22 +590,27 @@ const INSERT_NEXT_PLAYER_EVENT: &str = "INSERT INTO player_events (player_id, se
 
 /// Numbers each player event from its player's counter and stores it, its
 /// payload naming the game (if any).
-fn insert_player_events(tx: &Connection, game_id: Option<i64>, events: &[PlayerEvent], now: i64) -> ChangeResult<()> {
-    let mut bump = tx.prepare_cached(BUMP_PLAYER_EVENT).map_err(store_error)?;
-    let mut insert = tx.prepare_cached(INSERT_NEXT_PLAYER_EVENT).map_err(store_error)?;
+fn insert_player_events(
+    tx: &mut Statements,
+    game_id: Option<i64>,
+    events: &[PlayerEvent],
+    now: i64,
+) -> ChangeResult<()> {
     for event in events {
         let payload = serde_json::to_string(&event.stored(game_id)).map_err(|error| {
             ChangeError::Own(StoreError::Writer(Arc::new(rusqlite::Error::ToSqlConversionFailure(
                 Box::new(error),
             ))))
         })?;
-        if bump.execute(params![event.player_id]).map_err(store_error)? != 1 {
+        if execute(tx, BUMP_PLAYER_EVENT, params![event.player_id])? != 1 {
             // No such player: as `RETURNING` finding no row did.
             return Err(ChangeError::Transaction(rusqlite::Error::QueryReturnedNoRows));
         }
-        insert
-            .execute(params![event.player_id, event.kind, payload, now])
-            .map_err(store_error)?;
+        execute(
+            tx,
+            INSERT_NEXT_PLAYER_EVENT,
+            params![event.player_id, event.kind, payload, now],
+        )?;
     }
     Ok(())
 }
