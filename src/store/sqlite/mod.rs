@@ -15,6 +15,7 @@ use super::announce::Announcement;
 use super::backend::{Backend, Core};
 use super::group_commit::GroupCommit;
 
+mod transaction;
 mod writer;
 
 pub struct SqliteStore {

@@ -15,6 +15,7 @@ use std::time::Duration;
 use rusqlite::{params, Connection, ErrorCode, OpenFlags};
 use serde_json::Value;
 
+use super::transaction::{Immediate, Statements};
 use crate::store::group_commit::{Change, Done};
 use crate::store::{
     sql, ConditionalWrite, Event, GameUpdate, NewGame, Outbox, PlayerEvent, RatingChange, StoreError, StoreResult,
@@ -119,80 +120,6 @@ impl Writer {
             None => open(&self.path)?,
         };
         Ok(self.connection.insert(connection))
-    }
-}
-
-/// A batch's transaction, begun and ended by statements prepared once per
-/// connection: rusqlite's `Transaction` parses `BEGIN IMMEDIATE` and
-/// `COMMIT` again for every batch (`execute_batch`, 17-19k instructions a
-/// batch; BENCHMARKS.md, issue 26). Like it, dropped before its commit (or
-/// after a failed one) it rolls back; `IMMEDIATE` takes the write lock at
-/// once, so a batch never fails half-way for want of it.
-struct Immediate<'c>(&'c Connection);
-
-impl<'c> Immediate<'c> {
-    fn begin(connection: &'c Connection) -> rusqlite::Result<Immediate<'c>> {
-        connection.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
-        Ok(Immediate(connection))
-    }
-
-    fn commit(self) -> rusqlite::Result<()> {
-        self.0.prepare_cached("COMMIT")?.execute([])?;
-        Ok(())
-    }
-}
-
-impl std::ops::Deref for Immediate<'_> {
-    type Target = Connection;
-
-    fn deref(&self) -> &Connection {
-        self.0
-    }
-}
-
-impl Drop for Immediate<'_> {
-    fn drop(&mut self) {
-        // Still inside the transaction: not committed, or the commit
-        // failed. A failed rollback leaves nothing to do here: the next
-        // `BEGIN` fails, and with it that batch, which drops the connection.
-        if !self.0.is_autocommit() {
-            let _ = self
-                .0
-                .prepare_cached("ROLLBACK")
-                .and_then(|mut rollback| rollback.execute([]));
-        }
-    }
-}
-
-/// The statements a transaction has run, kept out of the connection's
-/// cache until it ends: rusqlite's `prepare_cached` hashes a statement's
-/// whole text to find it and again to put it back, twice for every
-/// statement a move runs (about 5k instructions a move; issue 26). Found
-/// here by the address of the statement's text, always a `&'static str`:
-/// a text met at another address is only prepared once more.
-struct Statements<'c> {
-    connection: &'c Connection,
-    held: Vec<(&'static str, rusqlite::CachedStatement<'c>)>,
-}
-
-impl<'c> Statements<'c> {
-    fn new(connection: &'c Connection) -> Statements<'c> {
-        Statements {
-            connection,
-            held: Vec::with_capacity(16),
-        }
-    }
-
-    /// `sql` prepared, from this transaction's statements or the cache.
-    fn get(&mut self, sql: &'static str) -> rusqlite::Result<&mut rusqlite::CachedStatement<'c>> {
-        let index = match self.held.iter().position(|(held, _)| std::ptr::eq(*held, sql)) {
-            Some(index) => index,
-            None => {
-                self.held.push((sql, self.connection.prepare_cached(sql)?));
-                self.held.len() - 1
-            }
-        };
-        Ok(&mut self.held[index].1)
     }
 }
 
