@@ -224,12 +224,12 @@ impl<M, const N: usize> MoveBuffer<M> for arrayvec::ArrayVec<M, N> {
     }
 }
 
-/// A move's notation, written into any `fmt::Write`: `Display` prints
-/// through it, and so does a list of legal moves, straight into its buffer.
-/// A move that spells itself here (a square: a letter and a number, a
-/// character at a time) is written into a `String` without the formatting
-/// machinery, which cost more than the square (issue 26); any other move is
-/// written through its `Display`.
+/// A move's notation, written into any `fmt::Write`; a list of legal moves
+/// writes its moves with it, straight into its buffer. A move that spells
+/// itself here (a square, Pente's moves: a letter and a number, a character
+/// at a time) prints its `Display` through it too, and goes into a `String`
+/// without the formatting machinery, which cost more than the square (issue
+/// 26); any other move is written through its `Display`.
 pub trait Notation: fmt::Display {
     fn write_notation(&self, out: &mut impl fmt::Write) -> fmt::Result {
         write!(out, "{self}")
