@@ -342,6 +342,9 @@ impl From<QueryRejection> for Error {
     }
 }
 
+/// The media type of a JSON body, as clients send it and answers carry it.
+const APPLICATION_JSON: &str = "application/json";
+
 /// `axum::Json` with JSON errors. A number without a fraction (`3.0`) is
 /// an integer, as JSON Schema (and so the OpenAPI document) counts it,
 /// though serde would refuse it for an integer field.
@@ -362,7 +365,7 @@ impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for Json<T> 
         let plainly_json = request
             .headers()
             .get(axum::http::header::CONTENT_TYPE)
-            .is_some_and(|value| value.as_bytes() == b"application/json");
+            .is_some_and(|value| value.as_bytes() == APPLICATION_JSON.as_bytes());
         if plainly_json {
             let body = axum::body::Bytes::from_request(request, state)
                 .await
@@ -422,7 +425,7 @@ impl<T: Serialize> IntoResponse for Json<T> {
             Ok(()) => (
                 [(
                     axum::http::header::CONTENT_TYPE,
-                    axum::http::HeaderValue::from_static("application/json"),
+                    axum::http::HeaderValue::from_static(APPLICATION_JSON),
                 )],
                 body,
             )
