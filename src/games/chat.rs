@@ -48,11 +48,10 @@ impl Games {
                 seat,
                 text: text.to_owned(),
             };
-            let stored = event.to_stored();
             let stored = EventRow {
                 seq: record.row.event_seq + 1,
-                kind: stored.kind.to_owned(),
-                payload: stored.payload,
+                kind: event.kind().to_owned(),
+                payload: event.payload(),
                 created_at: progress.update.now,
             };
             progress.event(event);

@@ -11,9 +11,11 @@
 //! everything committed is published, even when the request that caused it
 //! is cancelled; the cache holds the committed game afterwards, or nothing.
 
+use std::sync::Arc;
+
 use crate::domain::{GameStatus, Seat};
 use crate::rules::AnyGame;
-use crate::store::{ConditionalWrite, EventRow, GameRecord, GameUpdate, Player, RatingChange, StoreError};
+use crate::store::{ConditionalWrite, GameRecord, GameUpdate, Player, RatingChange, StoreError};
 
 /// How often a game's end is rated (and its tournament stepped) again while
 /// other games of its players or its tournament keep ending first (each
@@ -23,6 +25,7 @@ const END_ATTEMPTS: usize = 16;
 use super::error::{GameError, GameResult};
 use super::events::{Ending, GameEvent, PlayerNotice, RatingShift};
 use super::hot::Hot;
+use super::publish::Committed;
 use super::Games;
 
 /// One decided change of a game, not yet written.
@@ -179,7 +182,7 @@ impl Progress {
 
 /// What became of one write of a change.
 enum Written {
-    Committed(Box<GameRecord>),
+    Committed(Arc<GameRecord>),
     /// Another writer changed the game first: decide again.
     Lost,
     /// Another game of one of its players or of its tournament ended
@@ -202,7 +205,7 @@ impl Games {
         record: &GameRecord,
         progress: Progress,
         game: AnyGame,
-    ) -> GameResult<Option<GameRecord>> {
+    ) -> GameResult<Option<Arc<GameRecord>>> {
         let tournament = record.row.tournament_id.filter(|_| progress.ending.is_some());
         let ending = progress
             .ending
@@ -210,7 +213,7 @@ impl Games {
             .filter(|_| record.row.rated || tournament.is_some());
         let Some(ending) = ending else {
             return Ok(match self.write(hot, record, progress, game).await? {
-                Written::Committed(next) => Some(*next),
+                Written::Committed(next) => Some(next),
                 Written::Lost | Written::Moved => None,
             });
         };
@@ -231,7 +234,7 @@ impl Games {
                         .map_err(GameError::internal)?;
             }
             match self.write(hot, record, ended, game.clone()).await? {
-                Written::Committed(next) => return Ok(Some(*next)),
+                Written::Committed(next) => return Ok(Some(next)),
                 Written::Lost => return Ok(None),
                 Written::Moved => self.metrics.count_conflict(),
             }
@@ -263,12 +266,11 @@ impl Games {
         let seq = update.expected_seq + update.events.len() as i64;
         // The rows exactly as the store numbers and keeps them, to publish
         // once (and only if) the transaction commits.
-        let published: Vec<EventRow> = (update.expected_seq + 1..)
+        let published: Vec<Committed> = (update.expected_seq + 1..)
             .zip(&update.events)
-            .map(|(seq, e)| EventRow {
+            .map(|(seq, event)| Committed {
                 seq,
-                kind: e.kind.to_owned(),
-                payload: e.payload.clone(),
+                event: event.clone(),
                 created_at: update.now,
             })
             .collect();
@@ -297,8 +299,9 @@ impl Games {
         hot.forget();
         match written {
             Ok(()) => {
-                hot.remember(seq, game, Some(next_record.clone()));
-                Ok(Written::Committed(Box::new(next_record)))
+                let next_record = Arc::new(next_record);
+                hot.remember(seq, game, Some(Arc::clone(&next_record)));
+                Ok(Written::Committed(next_record))
             }
             Err(StoreError::Conflict | StoreError::Unique) => {
                 self.metrics.count_conflict();

@@ -215,10 +215,12 @@ impl GameEvent {
     }
 
     pub fn to_stored(&self) -> Event {
-        Event {
-            kind: self.kind(),
-            payload: to_value(self),
-        }
+        Event::of(self.kind(), self)
+    }
+
+    /// The payload as a reader of the log gets it.
+    pub fn payload(&self) -> Value {
+        to_value(self)
     }
 }
 
@@ -331,11 +333,7 @@ impl PlayerNotice {
 
     /// The notice for `player_id`, as the store keeps it.
     pub fn to(&self, player_id: i64) -> PlayerEvent {
-        PlayerEvent {
-            player_id,
-            kind: self.kind(),
-            payload: to_value(self),
-        }
+        PlayerEvent::of(player_id, self.kind(), self)
     }
 }
 
@@ -390,7 +388,7 @@ mod tests {
         .to_stored();
         assert_eq!(mv.kind, "move");
         assert_eq!(
-            mv.payload,
+            mv.payload_value(),
             json!({ "ply": 3, "seat": 0, "player": "alice", "move": "d4", "effect": "lands on d1",
                     "message": null, "status": "active", "to_move": 1 })
         );
@@ -399,7 +397,7 @@ mod tests {
         }
         .to_stored();
         assert_eq!(
-            (off.kind, off.payload),
+            (off.kind, off.payload_value()),
             ("aborted", json!({ "reason": "invitation declined" }))
         );
         let chat = GameEvent::Chat {
@@ -410,16 +408,80 @@ mod tests {
         }
         .to_stored();
         assert_eq!(
-            chat.payload,
+            chat.payload_value(),
             json!({ "room": "spectators", "player": "bob", "seat": null, "text": "hi" })
         );
+    }
+
+    /// The store names a notice's game by putting `game` first in its
+    /// payload's text (`store::model::payload`): no notice may carry one.
+    #[test]
+    fn no_notice_names_a_game_itself() {
+        let ending = Ending::Agreement;
+        let notices = [
+            PlayerNotice::Invited { by: "alice".into() },
+            PlayerNotice::GameStarted {},
+            PlayerNotice::YourTurn {
+                ply: 3,
+                seat: Seat::from(1),
+                deadline: Some(9),
+            },
+            PlayerNotice::Reminder {
+                ply: 3,
+                seat: Some(Seat::from(1)),
+                deadline: 9,
+                deadline_at: "2026-12-06T08:00:00Z".into(),
+            },
+            PlayerNotice::DrawOffered { seat: Seat::from(0) },
+            PlayerNotice::TakebackOffered { seat: Seat::from(0) },
+            PlayerNotice::GameOver {
+                outcome: ending,
+                ratings: Vec::new(),
+            },
+            PlayerNotice::Rematch {
+                by: "bob".into(),
+                of: 4,
+            },
+            PlayerNotice::Aborted { aborted: true },
+            PlayerNotice::Declined { player: "carol".into() },
+            PlayerNotice::ConditionalCleared {
+                ply: 5,
+                reason: ClearedBecause::Unforeseen,
+            },
+            PlayerNotice::TournamentStarted {
+                tournament: 2,
+                name: "cup".into(),
+                season: Some(1),
+            },
+            PlayerNotice::TournamentRound {
+                tournament: 2,
+                name: "cup".into(),
+                round: 3,
+            },
+            PlayerNotice::TournamentOver {
+                tournament: 2,
+                name: "cup".into(),
+                rank: 1,
+                points: 2.5,
+            },
+            PlayerNotice::TournamentCancelled {
+                tournament: 2,
+                name: "cup".into(),
+                cancelled: true,
+            },
+        ];
+        for notice in notices {
+            let payload = notice.to(7).payload_value();
+            let fields = payload.as_object().unwrap_or_else(|| panic!("{payload} is an object"));
+            assert!(!fields.contains_key("game"), "{}: {payload}", notice.kind());
+        }
     }
 
     #[test]
     fn notices_keep_their_kinds_and_payloads() {
         let started = PlayerNotice::GameStarted {}.to(7);
         assert_eq!(
-            (started.player_id, started.kind, started.payload),
+            (started.player_id, started.kind, started.payload_value()),
             (7, "game_started", json!({}))
         );
         let shift = RatingShift {
@@ -437,7 +499,7 @@ mod tests {
         }
         .to(7);
         assert_eq!(
-            over.payload,
+            over.payload_value(),
             json!({ "outcome": { "winners": [], "reason": "agreement" }, "ratings": [{ "seat": 1,
                     "player": "bob", "before": 1500.0, "after": 1662.5, "rd_before": 350.0,
                     "rd_after": 290.0, "provisional": true }] })
@@ -447,22 +509,29 @@ mod tests {
             ratings: vec![shift],
         }
         .to_stored();
-        assert_eq!(finished.payload["reason"], "agreement");
-        assert_eq!(finished.payload["ratings"][0]["after"], 1662.5);
+        let finished = finished.payload_value();
+        assert_eq!(finished["reason"], "agreement");
+        assert_eq!(finished["ratings"][0]["after"], 1662.5);
         let unrated = GameEvent::Finished {
             ending: Ending::Agreement,
             ratings: Vec::new(),
         }
         .to_stored();
-        assert_eq!(unrated.payload, json!({ "winners": [], "reason": "agreement" }));
+        assert_eq!(unrated.payload_value(), json!({ "winners": [], "reason": "agreement" }));
         let over = PlayerNotice::Aborted { aborted: true }.to(7);
-        assert_eq!((over.kind, over.payload), ("game_over", json!({ "aborted": true })));
+        assert_eq!(
+            (over.kind, over.payload_value()),
+            ("game_over", json!({ "aborted": true }))
+        );
         let turn = PlayerNotice::YourTurn {
             ply: 0,
             seat: Seat::from(1),
             deadline: None,
         }
         .to(7);
-        assert_eq!((turn.kind, turn.payload), ("your_turn", json!({ "ply": 0, "seat": 1 })));
+        assert_eq!(
+            (turn.kind, turn.payload_value()),
+            ("your_turn", json!({ "ply": 0, "seat": 1 }))
+        );
     }
 }

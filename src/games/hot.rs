@@ -43,8 +43,10 @@ pub(super) struct Hot {
     pub game: Option<AnyGame>,
     /// The game's row and seats, minus fields no move depends on
     /// (`deadline` and `reminder_at` may be newer in the database: moves
-    /// compute their own).
-    pub record: Option<GameRecord>,
+    /// compute their own). Shared with the actions decided from it and the
+    /// answers rendered after them, which never change it: a move copies
+    /// the record once, to make the next one (issue 26).
+    pub record: Option<Arc<GameRecord>>,
     /// The game's conditional trees at the version they were read at:
     /// valid whenever the game is at that version, whatever its event
     /// number (every change of a tree bumps the version).
@@ -53,9 +55,9 @@ pub(super) struct Hot {
 
 impl Hot {
     /// The cached record and position, if both are there.
-    pub fn current(&self) -> Option<(GameRecord, AnyGame)> {
+    pub fn current(&self) -> Option<(Arc<GameRecord>, AnyGame)> {
         match (&self.record, &self.game) {
-            (Some(record), Some(game)) if record.row.event_seq == self.seq => Some((record.clone(), game.clone())),
+            (Some(record), Some(game)) if record.row.event_seq == self.seq => Some((Arc::clone(record), game.clone())),
             _ => None,
         }
     }
@@ -66,7 +68,7 @@ impl Hot {
     }
 
     /// What the cache holds once a change of it is committed.
-    pub fn remember(&mut self, seq: i64, game: AnyGame, record: Option<GameRecord>) {
+    pub fn remember(&mut self, seq: i64, game: AnyGame, record: Option<Arc<GameRecord>>) {
         self.seq = seq;
         self.game = Some(game);
         self.record = record;
@@ -102,11 +104,11 @@ impl Games {
         hot: &mut Hot,
         id: i64,
         trust_cache: bool,
-    ) -> GameResult<(GameRecord, AnyGame, bool)> {
+    ) -> GameResult<(Arc<GameRecord>, AnyGame, bool)> {
         if let Some((record, game)) = trust_cache.then(|| hot.current()).flatten() {
             return Ok((record, game, true));
         }
-        let record = self.load(id).await?;
+        let record = Arc::new(self.load(id).await?);
         let game = self.position(hot, &record).await?;
         Ok((record, game, false))
     }
@@ -132,7 +134,7 @@ impl Games {
         // was read (a join that raced a creation's answer, a move that raced
         // a read).
         if hot.seq <= record.row.event_seq {
-            hot.remember(record.row.event_seq, game.clone(), Some(record.clone()));
+            hot.remember(record.row.event_seq, game.clone(), Some(Arc::new(record.clone())));
         }
         Ok(game)
     }

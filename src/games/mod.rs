@@ -56,7 +56,7 @@ pub use error::{GameError, GameResult, OfferKind};
 pub use events::{ClearedBecause, Ending, GameEvent, MoveEvent, PlayerNotice, RatingShift, FORFEIT};
 pub use fixtures::Fixture;
 pub use limits::GameLimits;
-pub use publish::{NoSubscribers, Publisher};
+pub use publish::{Committed, NoSubscribers, Publisher};
 pub use reads::{Lobby, LobbyPage};
 
 use crate::clock::{Scale, TimeControl};

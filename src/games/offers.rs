@@ -4,6 +4,8 @@
 //! barely begun. The decisions are in [`super::decide`]; this is the shell
 //! that loads, commits and answers.
 
+use std::sync::Arc;
+
 use crate::clock::ClockState;
 use crate::domain::Seat;
 use crate::rules::AnyGame;
@@ -53,7 +55,7 @@ impl Games {
         seat: Seat,
         how: How,
         now: i64,
-    ) -> GameResult<Option<GameRecord>> {
+    ) -> GameResult<Option<Arc<GameRecord>>> {
         let game = self.position(hot, record).await?;
         let pauses = self.seat_pauses(record, None).await?;
         let mut progress = Progress::of(record, now);

@@ -2,6 +2,7 @@
 //! what the decision needs (from the hot cache when it can), commits what
 //! was decided and answers; a lost race is decided again from the database.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::rules::AnyGame;
@@ -38,7 +39,7 @@ impl MoveCommand {
 /// game's lock is released.
 struct Stored {
     created: bool,
-    record: GameRecord,
+    record: Arc<GameRecord>,
     game: AnyGame,
     stored: MoveRow,
     /// The game's last move when known without a read (a move just
@@ -155,7 +156,7 @@ impl Games {
     async fn play_once(
         &self,
         hot: &mut Hot,
-        record: GameRecord,
+        record: Arc<GameRecord>,
         game: AnyGame,
         player: &Player,
         command: &MoveCommand,

@@ -2,6 +2,8 @@
 //! (which starts the game once every seat is filled; within the game's
 //! rating range, if it has one), declining an invitation.
 
+use std::sync::Arc;
+
 use crate::clock::TimeControl;
 use crate::domain::{InviteCode, Seat};
 use crate::rules::{catalogue, AnyGame};
@@ -202,7 +204,7 @@ impl Games {
     async fn join_once(
         &self,
         hot: &mut Hot,
-        record: GameRecord,
+        record: Arc<GameRecord>,
         game: &AnyGame,
         player: &Player,
         seat: Option<u8>,
@@ -230,14 +232,16 @@ impl Games {
             self.schedule_of(&record),
             &pauses,
         );
-        let Some(mut joined) = self.commit(hot, &record, progress, game.clone()).await? else {
+        let Some(joined) = self.commit(hot, &record, progress, game.clone()).await? else {
             return Ok(None);
         };
-        // The new seat shows its player's rating, here and in the cache, as
-        // a read of the game would.
+        // The new seat shows its player's rating, here and in the cache
+        // (which holds the record just committed), as a read of the game
+        // would.
+        let mut joined = Arc::unwrap_or_clone(joined);
         joined.show_rating(player.id, standing);
-        if let Some(cached) = hot.record.as_mut() {
-            cached.show_rating(player.id, standing);
+        if hot.record.is_some() {
+            hot.record = Some(Arc::new(joined.clone()));
         }
         Ok(Some(joined))
     }

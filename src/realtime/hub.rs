@@ -22,6 +22,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
+use crate::games::Committed;
 use crate::store::EventRow;
 use crate::views::{json_text, EventView};
 
@@ -206,11 +207,14 @@ impl Hub {
     /// Sends committed game events to the game's subscribers, if any. The
     /// service calls it right after the store confirmed the commit: that
     /// moment is the frames' `committed_us`.
-    pub fn publish_game(&self, game: i64, events: &[EventRow]) {
+    pub fn publish_game(&self, game: i64, events: &[Committed]) {
         let committed_us = now_us();
-        self.publish(game, events, |event| {
-            EventFrame::of(game, event, Some(committed_us)).text()
-        });
+        self.publish(
+            game,
+            events,
+            |event| event.seq,
+            |event| EventFrame::of(game, &event.to_row(), Some(committed_us)).text(),
+        );
     }
 
     /// Where a relay of `game` should read the log from so that its
@@ -228,22 +232,24 @@ impl Hub {
     /// Sends events another process committed, read back from the log,
     /// skipping those already sent (this process's own, announced too).
     pub fn publish_relayed(&self, game: i64, events: &[EventRow]) {
-        self.publish(game, events, |event| event_frame_text(game, event));
+        self.publish(game, events, |event| event.seq, |event| event_frame_text(game, event));
     }
 
-    /// Sends each event newer than the channel's newest, in order.
-    fn publish(&self, game: i64, events: &[EventRow], frame: impl Fn(&EventRow) -> String) {
+    /// Sends each event newer than the channel's newest, in order; an
+    /// event's frame is made only when the game has subscribers here.
+    fn publish<E>(&self, game: i64, events: &[E], seq_of: impl Fn(&E) -> i64, frame: impl Fn(&E) -> String) {
         let mut games = locked(&self.games);
         let Some(topic) = games.get_mut(&game) else {
             return;
         };
         for event in events {
-            if topic.published.is_some_and(|published| event.seq <= published) {
+            let seq = seq_of(event);
+            if topic.published.is_some_and(|published| seq <= published) {
                 continue;
             }
-            topic.published = Some(event.seq);
+            topic.published = Some(seq);
             let _ = topic.sender.send(GameFrame {
-                seq: Some(event.seq),
+                seq: Some(seq),
                 text: frame(event).into(),
             });
         }
@@ -389,7 +395,7 @@ impl Drop for PlayerSubscription {
 
 /// The games service announces what it committed through its own port.
 impl crate::games::Publisher for Hub {
-    fn game_changed(&self, game: i64, events: &[EventRow]) {
+    fn game_changed(&self, game: i64, events: &[Committed]) {
         self.publish_game(game, events);
     }
 
@@ -402,6 +408,7 @@ impl crate::games::Publisher for Hub {
 mod tests {
     use super::*;
     use crate::notify::Presence;
+    use crate::store::Event;
 
     #[test]
     fn a_player_is_connected_while_any_of_their_sockets_lives() {
@@ -420,14 +427,15 @@ mod tests {
     async fn live_frames_carry_the_commit_time_and_logged_ones_do_not() {
         let hub = Arc::new(Hub::new(4));
         let mut subscription = hub.subscribe_game(3);
-        let event = EventRow {
+        let committed = Committed {
             seq: 1,
-            kind: "move".to_owned(),
-            payload: json!({ "ply": 1 }),
+            event: Event::of("move", &json!({ "ply": 1 })),
             created_at: 1_764_460_800_123,
         };
+        let event = committed.to_row();
+        assert_eq!((event.kind.as_str(), &event.payload), ("move", &json!({ "ply": 1 })));
         let before = now_us();
-        hub.publish_game(3, std::slice::from_ref(&event));
+        hub.publish_game(3, std::slice::from_ref(&committed));
         let frame = subscription.recv().await.expect("a frame");
         let frame: Value = serde_json::from_str(&frame.text).expect("JSON");
         let committed = frame["committed_us"].as_i64().expect("committed_us");
@@ -452,22 +460,22 @@ mod tests {
     #[tokio::test]
     async fn relayed_events_go_out_once_and_in_order() {
         let hub = Arc::new(Hub::new(16));
-        let events: Vec<EventRow> = (1..=4)
-            .map(|seq| EventRow {
+        let committed: Vec<Committed> = (1..=4)
+            .map(|seq| Committed {
                 seq,
-                kind: "move".to_owned(),
-                payload: json!({ "ply": seq }),
+                event: Event::of("move", &json!({ "ply": seq })),
                 created_at: 0,
             })
             .collect();
+        let events: Vec<EventRow> = committed.iter().map(Committed::to_row).collect();
         assert_eq!(hub.missing(3, 2), None, "nobody here follows game 3");
         let mut subscription = hub.subscribe_game(3);
         assert_eq!(hub.missing(3, 20), Some(20 - RELAY_BACKFILL));
-        hub.publish_game(3, &events[..2]);
+        hub.publish_game(3, &committed[..2]);
         assert_eq!(hub.missing(3, 2), None, "published here already");
         assert_eq!(hub.missing(3, 4), Some(2));
         hub.publish_relayed(3, &events);
-        hub.publish_game(3, &events[3..]);
+        hub.publish_game(3, &committed[3..]);
         let mut seqs = Vec::new();
         while let Ok(Ok(frame)) = tokio::time::timeout(std::time::Duration::from_millis(50), subscription.recv()).await
         {

@@ -16,8 +16,10 @@
 //! A backend whose driver lacks one of these types fails to compile where it
 //! declares its database.
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 use sqlx::query::{Map, Query};
+use sqlx::types::Json;
 use sqlx::{Database, Encode, Executor, FromRow, IntoArguments, Pool, Type};
 
 use super::backend::Affected;
@@ -48,6 +50,7 @@ pub trait SharedSql:
     fn bind_bytes<'q, S: Statement<'q, Self>>(statement: S, value: &'q [u8]) -> S;
     fn bind_json<'q, S: Statement<'q, Self>>(statement: S, value: Value) -> S;
     fn bind_opt_json<'q, S: Statement<'q, Self>>(statement: S, value: Option<Value>) -> S;
+    fn bind_raw_json<'q, S: Statement<'q, Self>>(statement: S, value: Box<RawValue>) -> S;
 
     /// The pool, as what runs a statement.
     fn pooled(pool: &Pool<Self>) -> impl Executor<'_, Database = Self>;
@@ -71,6 +74,7 @@ where
     for<'q> &'q [u8]: Param<'q, DB>,
     Value: for<'q> Param<'q, DB>,
     Option<Value>: for<'q> Param<'q, DB>,
+    Json<Box<RawValue>>: for<'q> Param<'q, DB>,
 {
     fn bind_i64<'q, S: Statement<'q, Self>>(statement: S, value: i64) -> S {
         statement.bind_param(value)
@@ -101,6 +105,9 @@ where
     }
     fn bind_opt_json<'q, S: Statement<'q, Self>>(statement: S, value: Option<Value>) -> S {
         statement.bind_param(value)
+    }
+    fn bind_raw_json<'q, S: Statement<'q, Self>>(statement: S, value: Box<RawValue>) -> S {
+        statement.bind_param(Json(value))
     }
 
     fn pooled(pool: &Pool<Self>) -> impl Executor<'_, Database = Self> {
@@ -278,5 +285,13 @@ impl<'q, DB: SharedSql> Arg<'q, DB> for Value {
 impl<'q, DB: SharedSql> Arg<'q, DB> for Option<Value> {
     fn bind_to<S: Statement<'q, DB>>(self, statement: S) -> S {
         DB::bind_opt_json(statement, self)
+    }
+}
+
+/// JSON already printed (an event's payload), bound as the driver binds
+/// JSON: text on SQLite, `jsonb` on PostgreSQL.
+impl<'q, DB: SharedSql> Arg<'q, DB> for Box<RawValue> {
+    fn bind_to<S: Statement<'q, DB>>(self, statement: S) -> S {
+        DB::bind_raw_json(statement, self)
     }
 }

@@ -85,7 +85,11 @@ where
             .arg(event.player_id)
             .arg(seq)
             .arg(event.kind)
-            .arg(event.stored_payload(game_id))
+            .arg(
+                event
+                    .stored_json(game_id)
+                    .map_err(|error| sqlx::Error::Encode(Box::new(error)))?,
+            )
             .arg(now)
             .execute(DB::connected(&mut **tx))
             .await?;

@@ -25,10 +25,10 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use crate::bots::Level;
-use crate::store::{EventRow, NewBot, Player, RatingRow, Store};
+use crate::store::{NewBot, Player, RatingRow, Store};
 
 use super::error::GameResult;
-use super::{now, Games, Publisher};
+use super::{now, Committed, Games, Publisher};
 
 pub use driver::spawn;
 
@@ -101,7 +101,7 @@ impl Wake {
 }
 
 impl Publisher for Wake {
-    fn game_changed(&self, game: i64, events: &[EventRow]) {
+    fn game_changed(&self, game: i64, events: &[Committed]) {
         self.inner.game_changed(game, events);
     }
 

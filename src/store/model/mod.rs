@@ -4,6 +4,8 @@
 //! the database beyond what its schema does; `rows.rs` holds the rows that
 //! are not models.
 
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::domain::{GameStatus, Seat};
@@ -223,7 +225,27 @@ pub struct NewMove {
 #[derive(Clone, Debug)]
 pub struct Event {
     pub kind: &'static str,
-    pub payload: Value,
+    /// The payload's JSON, printed once from the typed event: the writers
+    /// store this text as it is, and nothing builds a `Value` of it unless
+    /// a live client is there to be sent it (issue 26).
+    pub payload: Box<RawValue>,
+}
+
+impl Event {
+    /// The event `kind` whose payload is `payload` printed.
+    pub fn of(kind: &'static str, payload: &impl Serialize) -> Event {
+        Event {
+            kind,
+            // As `serde_json::to_value` did, a payload that cannot print
+            // (none of ours: their keys are names) is `null`.
+            payload: serde_json::value::to_raw_value(payload).unwrap_or_else(|_| RawValue::NULL.to_owned()),
+        }
+    }
+
+    /// The payload as a reader of the log gets it.
+    pub fn payload_value(&self) -> Value {
+        serde_json::from_str(self.payload.get()).unwrap_or(Value::Null)
+    }
 }
 
 /// An event of a player's own stream; numbered by the store.
@@ -231,25 +253,26 @@ pub struct Event {
 pub struct PlayerEvent {
     pub player_id: i64,
     pub kind: &'static str,
-    pub payload: Value,
+    /// The payload's JSON, printed once from the typed notice, as
+    /// [`Event::payload`] is. An object never names a game itself: the
+    /// store adds the `game` it came from (see `payload.rs`).
+    pub payload: Box<RawValue>,
 }
 
 impl PlayerEvent {
-    /// The payload as stored: naming the game it came from.
-    pub fn payload_in(&self, game_id: i64) -> Value {
-        let mut payload = self.payload.clone();
-        if let Value::Object(map) = &mut payload {
-            map.insert("game".to_owned(), Value::from(game_id));
+    /// The event `kind` for `player_id` whose payload is `payload` printed.
+    pub fn of(player_id: i64, kind: &'static str, payload: &impl Serialize) -> PlayerEvent {
+        PlayerEvent {
+            player_id,
+            kind,
+            payload: Event::of(kind, payload).payload,
         }
-        payload
     }
 
-    /// The payload as stored: naming its game if it came from one.
-    pub fn stored_payload(&self, game_id: Option<i64>) -> Value {
-        match game_id {
-            Some(id) => self.payload_in(id),
-            None => self.payload.clone(),
-        }
+    /// The payload as a reader of the stream gets it, before the store
+    /// names its game.
+    pub fn payload_value(&self) -> Value {
+        serde_json::from_str(self.payload.get()).unwrap_or(Value::Null)
     }
 }
 

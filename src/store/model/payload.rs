@@ -1,86 +1,79 @@
-//! A player event's payload as stored, printed straight from the event:
-//! [`PlayerEvent::stored_payload`] copies the whole payload to add the
-//! game to it, and the SQLite writer only prints that copy.
+//! A player event's payload as stored: the notice's JSON object with the
+//! game it came from put first, as `"game": id`. The text is spliced, not
+//! parsed and printed again: a notice's payload is an object the service
+//! printed, and it never names a game itself (the games service's tests
+//! hold every notice to that).
 
-use serde::ser::{Serialize, SerializeMap, Serializer};
-use serde_json::Value;
+use std::borrow::Cow;
+use std::fmt::Write;
+
+use serde_json::value::RawValue;
 
 use super::PlayerEvent;
 
-/// What [`PlayerEvent::stored_payload`] returns, serialised to the same
-/// bytes without being built.
-pub struct StoredPayload<'a> {
-    payload: &'a Value,
-    game: Option<i64>,
-}
-
 impl PlayerEvent {
-    /// The payload as stored (see [`PlayerEvent::stored_payload`]), ready
-    /// to print.
-    pub fn stored(&self, game_id: Option<i64>) -> StoredPayload<'_> {
-        StoredPayload {
-            payload: &self.payload,
-            game: game_id,
-        }
-    }
-}
-
-impl Serialize for StoredPayload<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let (Some(game), Value::Object(map)) = (self.game, self.payload) else {
-            return self.payload.serialize(serializer);
+    /// The payload as stored: naming its game if it came from one. Any
+    /// payload that is not an object is stored as it is.
+    pub fn stored_payload(&self, game_id: Option<i64>) -> Cow<'_, str> {
+        let text = self.payload.get();
+        let (Some(game), Some(fields)) = (game_id, text.strip_prefix('{')) else {
+            return Cow::Borrowed(text);
         };
-        // serde_json's maps keep their keys sorted (no `preserve_order`):
-        // `game` goes where inserting it into the copy puts it, in place
-        // of any `game` already there.
-        let replaced = map.contains_key("game");
-        let mut out = serializer.serialize_map(Some(map.len() + usize::from(!replaced)))?;
-        let mut game_printed = false;
-        for (key, value) in map {
-            if !game_printed && key.as_str() >= "game" {
-                out.serialize_entry("game", &game)?;
-                game_printed = true;
-                if key == "game" {
-                    continue;
-                }
-            }
-            out.serialize_entry(key, value)?;
+        let mut stored = String::with_capacity(text.len() + 32);
+        // Writing into a `String` cannot fail.
+        let _ = write!(stored, "{{\"game\":{game}");
+        if !fields.trim_start().starts_with('}') {
+            stored.push(',');
         }
-        if !game_printed {
-            out.serialize_entry("game", &game)?;
+        stored.push_str(fields);
+        Cow::Owned(stored)
+    }
+
+    /// [`PlayerEvent::stored_payload`] for a driver that binds JSON by its
+    /// type (sqlx: PostgreSQL's `jsonb`).
+    pub fn stored_json(&self, game_id: Option<i64>) -> Result<Box<RawValue>, serde_json::Error> {
+        match self.stored_payload(game_id) {
+            Cow::Borrowed(_) => Ok(self.payload.clone()),
+            Cow::Owned(text) => RawValue::from_string(text),
         }
-        out.end()
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     use super::*;
 
     #[test]
-    fn the_printed_payload_is_the_stored_one_byte_for_byte() {
-        let payloads = [
-            json!({}),
-            json!({"kind": "your_turn", "ply": 3, "seat": 1}),
-            json!({"a": 1, "zz": [1, 2]}),
-            json!({"game": 99, "turn": "x"}),
-            json!({"gam": 1, "gamf": {"game": 2}, "game": "old", "game_": null}),
-            json!({"note": "é \" \\ \n"}),
-            json!([1, 2, 3]),
-            json!("text"),
+    fn the_stored_payload_is_the_payload_with_its_game_first() {
+        let cases = [
+            (json!({}), Some(7), json!({"game": 7})),
+            (
+                json!({"ply": 3, "seat": 1}),
+                Some(7),
+                json!({"game": 7, "ply": 3, "seat": 1}),
+            ),
+            (json!({"ply": 3}), Some(-1), json!({"game": -1, "ply": 3})),
+            (
+                json!({"note": "é \" \\ \n {"}),
+                Some(12),
+                json!({"game": 12, "note": "é \" \\ \n {"}),
+            ),
+            (json!({"ply": 3}), None, json!({"ply": 3})),
+            (json!([1, 2, 3]), Some(7), json!([1, 2, 3])),
+            (json!("text"), Some(7), json!("text")),
         ];
-        for payload in payloads {
-            let event = PlayerEvent {
-                player_id: 1,
-                kind: "your_turn",
-                payload,
-            };
-            for game in [None, Some(7), Some(-1)] {
-                let printed = serde_json::to_string(&event.stored(game)).expect("a payload prints");
-                assert_eq!(printed, event.stored_payload(game).to_string(), "{event:?} in {game:?}");
-            }
+        for (payload, game, stored) in cases {
+            let event = PlayerEvent::of(1, "your_turn", &payload);
+            let text = event.stored_payload(game);
+            let read: Value = serde_json::from_str(&text).expect("the stored payload is JSON");
+            assert_eq!(read, stored, "{payload} in {game:?}: {text}");
+            let json = event.stored_json(game).expect("the stored payload is JSON");
+            assert_eq!(json.get(), text, "{payload} in {game:?}");
         }
+        // The game goes first, the payload's own text after it unchanged.
+        let event = PlayerEvent::of(1, "your_turn", &json!({"ply": 3, "seat": 1}));
+        assert_eq!(event.stored_payload(Some(4)), r#"{"game":4,"ply":3,"seat":1}"#);
     }
 }

@@ -4,7 +4,9 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use serde_json::value::RawValue;
 use serde_json::Value;
+use sqlx::types::Json;
 use sqlx::{Postgres, Transaction};
 
 use crate::store::group_commit::Change;
@@ -92,7 +94,9 @@ impl<'a> PlainRows<'a> {
                     player_id: event.player_id,
                     seq: *seq,
                     kind: event.kind,
-                    payload: event.payload_in(update.id),
+                    payload: event
+                        .stored_json(Some(update.id))
+                        .map_err(|error| StoreError::from(sqlx::Error::Encode(Box::new(error))))?,
                     created_at: update.now,
                 });
                 *seq += 1;
@@ -107,7 +111,7 @@ pub struct NumberedPlayerEvent {
     pub player_id: i64,
     pub seq: i64,
     pub kind: &'static str,
-    pub payload: Value,
+    pub payload: Box<RawValue>,
     pub created_at: i64,
 }
 
@@ -188,7 +192,12 @@ async fn insert_game_events(
     .bind(events.iter().map(|(u, _, _)| u.id).collect::<Vec<i64>>())
     .bind(events.iter().map(|(_, seq, _)| *seq).collect::<Vec<i64>>())
     .bind(events.iter().map(|(_, _, e)| e.kind).collect::<Vec<&str>>())
-    .bind(events.iter().map(|(_, _, e)| e.payload.clone()).collect::<Vec<Value>>())
+    .bind(
+        events
+            .iter()
+            .map(|(_, _, e)| Json(&*e.payload))
+            .collect::<Vec<Json<&RawValue>>>(),
+    )
     .bind(events.iter().map(|(u, _, _)| u.now).collect::<Vec<i64>>())
     .execute(&mut **tx)
     .await
@@ -252,7 +261,12 @@ async fn insert_player_events(
     .bind(numbered.iter().map(|e| e.player_id).collect::<Vec<i64>>())
     .bind(numbered.iter().map(|e| e.seq).collect::<Vec<i64>>())
     .bind(numbered.iter().map(|e| e.kind).collect::<Vec<&str>>())
-    .bind(numbered.iter().map(|e| e.payload.clone()).collect::<Vec<Value>>())
+    .bind(
+        numbered
+            .iter()
+            .map(|e| Json(&*e.payload))
+            .collect::<Vec<Json<&RawValue>>>(),
+    )
     .bind(numbered.iter().map(|e| e.created_at).collect::<Vec<i64>>())
     .execute(&mut **tx)
     .await

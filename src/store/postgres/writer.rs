@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use sqlx::postgres::PgPool;
+use sqlx::types::Json;
 use sqlx::{Postgres, Transaction};
 
 use super::plain;
@@ -288,7 +289,7 @@ async fn insert_game_events(
             .bind(game_id)
             .bind(seq)
             .bind(event.kind)
-            .bind(&event.payload)
+            .bind(Json(&*event.payload))
             .bind(now)
             .execute(&mut **tx)
             .await?;

@@ -493,7 +493,7 @@ fn insert_game_events(
         execute(
             tx,
             sql::INSERT_GAME_EVENT,
-            params![game_id, seq, event.kind, json(&event.payload), now],
+            params![game_id, seq, event.kind, event.payload.get(), now],
         )?;
     }
     Ok(())
@@ -524,11 +524,7 @@ fn insert_player_events(
     now: i64,
 ) -> ChangeResult<()> {
     for event in events {
-        let payload = serde_json::to_string(&event.stored(game_id)).map_err(|error| {
-            ChangeError::Own(StoreError::Writer(Arc::new(rusqlite::Error::ToSqlConversionFailure(
-                Box::new(error),
-            ))))
-        })?;
+        let payload = event.stored_payload(game_id);
         if execute(tx, BUMP_PLAYER_EVENT, params![event.player_id])? != 1 {
             // No such player: as `RETURNING` finding no row did.
             return Err(ChangeError::Transaction(rusqlite::Error::QueryReturnedNoRows));
@@ -536,7 +532,7 @@ fn insert_player_events(
         execute(
             tx,
             INSERT_NEXT_PLAYER_EVENT,
-            params![event.player_id, event.kind, payload, now],
+            params![event.player_id, event.kind, &*payload, now],
         )?;
     }
     Ok(())
