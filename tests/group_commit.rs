@@ -319,3 +319,89 @@ async fn a_game_update_writes_the_whole_row_or_nothing() {
     drop(store);
     database.remove().await;
 }
+
+/// The migration that moved the players' stream counters off `players`
+/// (`*_player_streams.sql`) keeps every player's numbers: a database at the
+/// schema before it, with counters that had moved, is migrated when the
+/// store connects, and the streams go on from where they were.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_stream_counters_keep_their_numbers_across_their_migration() {
+    const STREAMS: &str = "20261206100000_player_streams.sql";
+    let database = Database::new().await;
+    let backend = if database.is_postgres() { "postgres" } else { "sqlite" };
+    // The migrations before it, alone in a directory of their own.
+    let before = std::env::temp_dir().join(format!("tavoliere-migrations-{}", std::process::id()));
+    std::fs::create_dir_all(&before).expect("a directory");
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("migrations")
+        .join(backend);
+    let mut files: Vec<_> = std::fs::read_dir(&source)
+        .expect("migrations")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(files.iter().any(|f| f.ends_with(STREAMS)), "{files:?}");
+    files.retain(|f| {
+        f.file_name()
+            .is_some_and(|name| name.to_string_lossy().as_ref() < STREAMS)
+    });
+    for file in &files {
+        std::fs::copy(file, before.join(file.file_name().expect("a name"))).expect("copied");
+    }
+    let migrator = sqlx::migrate::Migrator::new(before.as_path())
+        .await
+        .expect("the migrations before");
+    // alice's stream at 7, 5 of them notified; bob's at 3, all notified.
+    let old_players = "INSERT INTO players (name, name_key, password_hash, event_seq, notify_seq, created_at) \
+                       VALUES ('alice', 'alice', 'x', 7, 5, 0), ('bob', 'bob', 'x', 3, 3, 0)";
+    if database.is_postgres() {
+        let pool = sqlx::PgPool::connect(&database.url).await.expect("PostgreSQL");
+        migrator.run(&pool).await.expect("migrated to the schema before");
+        sqlx::query(old_players).execute(&pool).await.expect("players");
+        pool.close().await;
+    } else {
+        use std::str::FromStr;
+        let options = sqlx::sqlite::SqliteConnectOptions::from_str(&database.url)
+            .expect("a SQLite URL")
+            .create_if_missing(true);
+        let pool = sqlx::SqlitePool::connect_with(options).await.expect("SQLite");
+        migrator.run(&pool).await.expect("migrated to the schema before");
+        sqlx::query(old_players).execute(&pool).await.expect("players");
+        pool.close().await;
+    }
+    std::fs::remove_dir_all(&before).expect("removed");
+
+    let store = store::connect(&database.url).await.expect("the store migrates it");
+    let alice = store.player_by_name("alice").await.expect("read").expect("alice");
+    let bob = store.player_by_name("bob").await.expect("read").expect("bob");
+    assert_eq!(store.player_event_seq(alice.id).await.expect("seq"), 7);
+    assert_eq!(store.player_event_seq(bob.id).await.expect("seq"), 3);
+    let waiting = store.outbox(10).await.expect("the outbox");
+    let waiting: Vec<(i64, i64, i64)> = waiting.iter().map(|w| (w.player_id, w.cursor, w.event_seq)).collect();
+    assert_eq!(waiting, [(alice.id, 5, 7)], "only alice has events to notify");
+    // The streams go on from there, and a new player's starts at 1.
+    let carol = store.create_player(a_player("carol")).await.expect("carol");
+    let id = store.create_game(a_game((alice.id, bob.id))).await.expect("a game");
+    store
+        .update_game(a_move(id, 1, 1, (alice.id, bob.id)))
+        .await
+        .expect("a move");
+    let id = store.create_game(a_game((carol.id, alice.id))).await.expect("a game");
+    store
+        .update_game(a_move(id, 1, 1, (carol.id, alice.id)))
+        .await
+        .expect("a move");
+    assert_eq!(store.player_event_seq(bob.id).await.expect("seq"), 4);
+    assert_eq!(store.player_event_seq(alice.id).await.expect("seq"), 8);
+    assert_eq!(store.player_event_seq(carol.id).await.expect("seq"), 0);
+    let bobs: Vec<i64> = store
+        .player_events(bob.id, 0, 10)
+        .await
+        .expect("stream")
+        .iter()
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(bobs, [4], "the events before the migration were never stored here");
+    drop(store);
+    database.remove().await;
+}

@@ -1,7 +1,7 @@
 //! Notifications by email and webhook, delivered from the stored player
 //! event log — never in a move's request path.
 //!
-//! 1. Outbox: each player has a cursor (`players.notify_seq`) into their
+//! 1. Outbox: each player has a cursor (`player_streams.notify_seq`) into their
 //!    event log. A pass turns the events after it into rows of
 //!    `deliveries`, one per (event, channel) the player chose, and moves the
 //!    cursor in the same transaction. The unique key (player, event,

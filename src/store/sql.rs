@@ -48,14 +48,16 @@ pub const INSERT_GAME_EVENT: &str =
     "INSERT INTO game_events (game_id, seq, kind, payload, created_at) VALUES ($1, $2, $3, $4, $5)";
 
 /// Takes the next number of a player's event stream.
-pub const NEXT_PLAYER_EVENT: &str = "UPDATE players SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq";
+pub const NEXT_PLAYER_EVENT: &str =
+    "UPDATE player_streams SET event_seq = event_seq + 1 WHERE player_id = $1 RETURNING event_seq";
 
 pub const INSERT_PLAYER_EVENT: &str =
     "INSERT INTO player_events (player_id, seq, kind, payload, created_at) VALUES ($1, $2, $3, $4, $5)";
 
 /// Moves a player's notification cursor from `$3` to `$1`; matches
 /// nothing when another process moved it first.
-pub const MOVE_NOTIFY_CURSOR: &str = "UPDATE players SET notify_seq = $1 WHERE id = $2 AND notify_seq = $3";
+pub const MOVE_NOTIFY_CURSOR: &str =
+    "UPDATE player_streams SET notify_seq = $1 WHERE player_id = $2 AND notify_seq = $3";
 
 pub const INSERT_DELIVERY: &str = "INSERT INTO deliveries (player_id, event_seq, channel, kind, status, attempts, \
      next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, 'pending', 0, $5, $6, $6) \

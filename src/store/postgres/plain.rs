@@ -240,12 +240,12 @@ async fn insert_player_events(
     rows: &PlainRows<'_>,
     through: &[&GameUpdate],
 ) -> StoreResult<()> {
-    // Each player's stream is numbered by a counter on their row:
-    // one statement moves every counter by its player's share.
+    // Each player's stream is numbered by its counter: one statement
+    // moves every counter by its player's share.
     let counters: HashMap<i64, i64> = sqlx::query_as::<_, (i64, i64)>(
-        "UPDATE players SET event_seq = players.event_seq + c.n \
-         FROM UNNEST($1::bigint[], $2::bigint[]) AS c (id, n) WHERE players.id = c.id \
-         RETURNING players.id, players.event_seq",
+        "UPDATE player_streams SET event_seq = player_streams.event_seq + c.n \
+         FROM UNNEST($1::bigint[], $2::bigint[]) AS c (id, n) WHERE player_streams.player_id = c.id \
+         RETURNING player_streams.player_id, player_streams.event_seq",
     )
     .bind(rows.shares.keys().copied().collect::<Vec<i64>>())
     .bind(rows.shares.values().copied().collect::<Vec<i64>>())

@@ -27,6 +27,14 @@ impl<B: Backend> BotStore for B {
             .execute(B::DB::connected(&mut *tx))
             .await
             .map_err(StoreError::from_write)?;
+            sqlx::query(
+                "INSERT INTO player_streams (player_id) SELECT id FROM players WHERE name_key = $1 \
+                 ON CONFLICT (player_id) DO NOTHING",
+            )
+            .arg(bot.name_key.as_str())
+            .execute(B::DB::connected(&mut *tx))
+            .await
+            .map_err(StoreError::from_write)?;
             // Only an account nobody can sign in to becomes a bot.
             sqlx::query(
                 "INSERT INTO bots (player_id, level, created_at) \

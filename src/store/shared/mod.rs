@@ -68,7 +68,8 @@ const PLAYER: &str = "SELECT id, name, email, created_at, bot FROM players";
 impl<B: Backend> PlayerStore for B {
     async fn create_player(&self, player: NewPlayer) -> StoreResult<Player> {
         let _turn = self.write_turn().await;
-        sqlx::query(
+        let mut tx = self.pool().begin().await?;
+        let created: Player = sqlx::query(
             "INSERT INTO players (name, name_key, email, password_hash, created_at, bot) \
              VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, name, email, created_at, bot",
         )
@@ -79,9 +80,17 @@ impl<B: Backend> PlayerStore for B {
         .arg(player.now)
         .arg(player.bot)
         .rows()
-        .fetch_one(self.db())
+        .fetch_one(B::DB::connected(&mut *tx))
         .await
-        .map_err(StoreError::from_write)
+        .map_err(StoreError::from_write)?;
+        // The player's event stream, numbered from 1.
+        sqlx::query("INSERT INTO player_streams (player_id) VALUES ($1)")
+            .arg(created.id)
+            .execute(B::DB::connected(&mut *tx))
+            .await
+            .map_err(StoreError::from_write)?;
+        tx.commit().await.map_err(StoreError::from_write)?;
+        Ok(created)
     }
 
     async fn credentials(&self, name_key: &str) -> StoreResult<Option<Credentials>> {
@@ -177,7 +186,7 @@ impl<B: Backend> PlayerStore for B {
     }
 
     async fn player_event_seq(&self, player_id: i64) -> StoreResult<i64> {
-        let seq: Option<i64> = sqlx::query("SELECT event_seq FROM players WHERE id = $1")
+        let seq: Option<i64> = sqlx::query("SELECT event_seq FROM player_streams WHERE player_id = $1")
             .arg(player_id)
             .scalars()
             .fetch_optional(self.db())
@@ -469,8 +478,9 @@ impl<B: Backend + PlayerStore> NotifyStore for B {
 
     async fn outbox(&self, limit: i64) -> StoreResult<Vec<Waiting>> {
         Ok(sqlx::query(
-            "SELECT id AS player_id, notify_seq AS cursor, event_seq, email, notify, webhook_url, \
-             webhook_secret, digest FROM players WHERE event_seq > notify_seq ORDER BY id LIMIT $1",
+            "SELECT s.player_id, s.notify_seq AS cursor, s.event_seq, p.email, p.notify, p.webhook_url, \
+             p.webhook_secret, p.digest FROM player_streams s JOIN players p ON p.id = s.player_id \
+             WHERE s.event_seq > s.notify_seq ORDER BY s.player_id LIMIT $1",
         )
         .arg(limit)
         .rows()

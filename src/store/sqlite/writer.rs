@@ -504,7 +504,7 @@ fn insert_game_events(
 /// temporary table, opened, written and dropped at every execution, which
 /// made the counter's statement cost more than the move's other statements
 /// together (callgrind, BENCHMARKS.md).
-const BUMP_PLAYER_EVENT: &str = "UPDATE players SET event_seq = event_seq + 1 WHERE id = ?1";
+const BUMP_PLAYER_EVENT: &str = "UPDATE player_streams SET event_seq = event_seq + 1 WHERE player_id = ?1";
 
 /// Stores a player event under the number its counter was just moved to
 /// (the writer holds the write lock: nobody moved it since). The number
@@ -513,7 +513,7 @@ const BUMP_PLAYER_EVENT: &str = "UPDATE players SET event_seq = event_seq + 1 WH
 /// page it changes first copied whole to a statement journal, where a
 /// single-row `INSERT … VALUES` needs none (issue 26).
 const INSERT_NEXT_PLAYER_EVENT: &str = "INSERT INTO player_events (player_id, seq, kind, payload, created_at) \
-     VALUES (?1, (SELECT event_seq FROM players WHERE id = ?1), ?2, ?3, ?4)";
+     VALUES (?1, (SELECT event_seq FROM player_streams WHERE player_id = ?1), ?2, ?3, ?4)";
 
 /// Numbers each player event from its player's counter and stores it, its
 /// payload naming the game (if any).
