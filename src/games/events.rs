@@ -417,7 +417,6 @@ mod tests {
     /// payload's text (`store::model::payload`): no notice may carry one.
     #[test]
     fn no_notice_names_a_game_itself() {
-        let ending = Ending::Agreement;
         let notices = [
             PlayerNotice::Invited { by: "alice".into() },
             PlayerNotice::GameStarted {},
@@ -435,7 +434,7 @@ mod tests {
             PlayerNotice::DrawOffered { seat: Seat::from(0) },
             PlayerNotice::TakebackOffered { seat: Seat::from(0) },
             PlayerNotice::GameOver {
-                outcome: ending,
+                outcome: Ending::Agreement,
                 ratings: Vec::new(),
             },
             PlayerNotice::Rematch {

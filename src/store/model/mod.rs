@@ -236,16 +236,25 @@ impl Event {
     pub fn of(kind: &'static str, payload: &impl Serialize) -> Event {
         Event {
             kind,
-            // As `serde_json::to_value` did, a payload that cannot print
-            // (none of ours: their keys are names) is `null`.
-            payload: serde_json::value::to_raw_value(payload).unwrap_or_else(|_| RawValue::NULL.to_owned()),
+            payload: printed(payload),
         }
     }
 
     /// The payload as a reader of the log gets it.
     pub fn payload_value(&self) -> Value {
-        serde_json::from_str(self.payload.get()).unwrap_or(Value::Null)
+        read(&self.payload)
     }
+}
+
+/// An event's payload printed. As `serde_json::to_value` did, a payload
+/// that cannot print (none of ours: their keys are names) is `null`.
+fn printed(payload: &impl Serialize) -> Box<RawValue> {
+    serde_json::value::to_raw_value(payload).unwrap_or_else(|_| RawValue::NULL.to_owned())
+}
+
+/// A printed payload read back.
+fn read(payload: &RawValue) -> Value {
+    serde_json::from_str(payload.get()).unwrap_or(Value::Null)
 }
 
 /// An event of a player's own stream; numbered by the store.
@@ -265,14 +274,14 @@ impl PlayerEvent {
         PlayerEvent {
             player_id,
             kind,
-            payload: Event::of(kind, payload).payload,
+            payload: printed(payload),
         }
     }
 
     /// The payload as a reader of the stream gets it, before the store
     /// names its game.
     pub fn payload_value(&self) -> Value {
-        serde_json::from_str(self.payload.get()).unwrap_or(Value::Null)
+        read(&self.payload)
     }
 }
 
