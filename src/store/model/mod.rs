@@ -4,8 +4,6 @@
 //! the database beyond what its schema does; `rows.rs` holds the rows that
 //! are not models.
 
-use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::domain::{GameStatus, Seat};
@@ -18,6 +16,7 @@ mod tournaments;
 
 pub use bots::{BotRow, NewBot};
 pub use conditionals::{ConditionalRow, ConditionalTrees, ConditionalWrite, NewConditional};
+pub use payload::{Event, PlayerEvent};
 pub use ratings::{PlayedGame, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow, RatingValues};
 pub use tournaments::{
     BadTournamentKind, EntrantChange, EntrantRow, Entry, NewPairing, NewTournament, PairingRow, TournamentFilter,
@@ -219,70 +218,6 @@ pub struct NewMove {
     pub notation: String,
     pub effect: Option<String>,
     pub message: Option<String>,
-}
-
-/// An event of a game's log; numbered by the store.
-#[derive(Clone, Debug)]
-pub struct Event {
-    pub kind: &'static str,
-    /// The payload's JSON, printed once from the typed event: the writers
-    /// store this text as it is, and nothing builds a `Value` of it unless
-    /// a live client is there to be sent it (issue 26).
-    pub payload: Box<RawValue>,
-}
-
-impl Event {
-    /// The event `kind` whose payload is `payload` printed.
-    pub fn of(kind: &'static str, payload: &impl Serialize) -> Event {
-        Event {
-            kind,
-            payload: printed(payload),
-        }
-    }
-
-    /// The payload as a reader of the log gets it.
-    pub fn payload_value(&self) -> Value {
-        read(&self.payload)
-    }
-}
-
-/// An event's payload printed. As `serde_json::to_value` did, a payload
-/// that cannot print (none of ours: their keys are names) is `null`.
-fn printed(payload: &impl Serialize) -> Box<RawValue> {
-    serde_json::value::to_raw_value(payload).unwrap_or_else(|_| RawValue::NULL.to_owned())
-}
-
-/// A printed payload read back.
-fn read(payload: &RawValue) -> Value {
-    serde_json::from_str(payload.get()).unwrap_or(Value::Null)
-}
-
-/// An event of a player's own stream; numbered by the store.
-#[derive(Clone, Debug)]
-pub struct PlayerEvent {
-    pub player_id: i64,
-    pub kind: &'static str,
-    /// The payload's JSON, printed once from the typed notice, as
-    /// [`Event::payload`] is. An object never names a game itself: the
-    /// store adds the `game` it came from (see `payload.rs`).
-    pub payload: Box<RawValue>,
-}
-
-impl PlayerEvent {
-    /// The event `kind` for `player_id` whose payload is `payload` printed.
-    pub fn of(player_id: i64, kind: &'static str, payload: &impl Serialize) -> PlayerEvent {
-        PlayerEvent {
-            player_id,
-            kind,
-            payload: printed(payload),
-        }
-    }
-
-    /// The payload as a reader of the stream gets it, before the store
-    /// names its game.
-    pub fn payload_value(&self) -> Value {
-        read(&self.payload)
-    }
 }
 
 /// A stored event, of either log.

@@ -1,17 +1,80 @@
-//! A player event's payload as stored: the notice's JSON object with the
-//! game it came from put first, as `"game": id`. The text is spliced, not
-//! parsed and printed again: a notice's payload is an object the service
-//! printed, and it never names a game itself (the games service's tests
-//! hold every notice to that).
+//! The events the store writes, with their payloads printed once from the
+//! typed events (the writers store the text as it is; nothing builds a
+//! `Value` of it unless a live client is there to be sent it; issue 26),
+//! and a player event's payload as stored: the notice's JSON object with
+//! the game it came from put first, as `"game": id`. That text is spliced,
+//! not parsed and printed again: a notice's payload is an object the
+//! service printed, and it never names a game itself (the games service's
+//! tests hold every notice to that).
 
 use std::borrow::Cow;
 use std::fmt::Write;
 
+use serde::Serialize;
 use serde_json::value::RawValue;
+use serde_json::Value;
 
-use super::PlayerEvent;
+/// An event of a game's log; numbered by the store.
+#[derive(Clone, Debug)]
+pub struct Event {
+    pub kind: &'static str,
+    /// The payload's JSON, printed once from the typed event.
+    pub payload: Box<RawValue>,
+}
+
+impl Event {
+    /// The event `kind` whose payload is `payload` printed.
+    pub fn of(kind: &'static str, payload: &impl Serialize) -> Event {
+        Event {
+            kind,
+            payload: printed(payload),
+        }
+    }
+
+    /// The payload as a reader of the log gets it.
+    pub fn payload_value(&self) -> Value {
+        read(&self.payload)
+    }
+}
+
+/// An event's payload printed. As `serde_json::to_value` did, a payload
+/// that cannot print (none of ours: their keys are names) is `null`.
+fn printed(payload: &impl Serialize) -> Box<RawValue> {
+    serde_json::value::to_raw_value(payload).unwrap_or_else(|_| RawValue::NULL.to_owned())
+}
+
+/// A printed payload read back.
+fn read(payload: &RawValue) -> Value {
+    serde_json::from_str(payload.get()).unwrap_or(Value::Null)
+}
+
+/// An event of a player's own stream; numbered by the store.
+#[derive(Clone, Debug)]
+pub struct PlayerEvent {
+    pub player_id: i64,
+    pub kind: &'static str,
+    /// The payload's JSON, printed once from the typed notice, as
+    /// [`Event::payload`] is. An object never names a game itself: the
+    /// store adds the `game` it came from.
+    pub payload: Box<RawValue>,
+}
 
 impl PlayerEvent {
+    /// The event `kind` for `player_id` whose payload is `payload` printed.
+    pub fn of(player_id: i64, kind: &'static str, payload: &impl Serialize) -> PlayerEvent {
+        PlayerEvent {
+            player_id,
+            kind,
+            payload: printed(payload),
+        }
+    }
+
+    /// The payload as a reader of the stream gets it, before the store
+    /// names its game.
+    pub fn payload_value(&self) -> Value {
+        read(&self.payload)
+    }
+
     /// The payload as stored: naming its game if it came from one. Any
     /// payload that is not an object is stored as it is.
     pub fn stored_payload(&self, game_id: Option<i64>) -> Cow<'_, str> {
