@@ -52,9 +52,9 @@ impl Drop for Immediate<'_> {
 /// cache until it ends: rusqlite's `prepare_cached` hashes a statement's
 /// whole text to find it and again to put it back, for every statement a
 /// move runs (7.9k instructions a move at 10 games in flight, 1.0k with
-/// this; issue 26). Found
-/// here by the address of the statement's text, always a `&'static str`:
-/// a text met at another address is only prepared once more.
+/// this; issue 26). Found here by the address of the statement's text,
+/// always a `&'static str`: a text met at another address is only
+/// prepared once more.
 pub(super) struct Statements<'c> {
     connection: &'c Connection,
     held: Vec<(&'static str, rusqlite::CachedStatement<'c>)>,
