@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use tavoliere::domain::{GameStatus, Seat};
 use tavoliere::store::{
-    self, DeadlineChange, Event, GameUpdate, NewGame, NewMove, NewPlayer, Player, PlayerEvent, Store, StoreError,
+    self, DeadlineChange, Event, GameUpdate, NewGame, NewMove, NewPlayer, Player, PlayerEvent, PlayerResult,
+    RatingChange, RatingValues, Store, StoreError,
 };
 
 const GAMES: usize = 120;
@@ -402,6 +403,182 @@ async fn the_stream_counters_keep_their_numbers_across_their_migration() {
         .map(|e| e.seq)
         .collect();
     assert_eq!(bobs, [4], "the events before the migration were never stored here");
+    drop(store);
+    database.remove().await;
+}
+
+/// The reads every game makes (the invitee by name, the creator's standing,
+/// the players' ratings) answer what is stored, missing rows and `NULL`s
+/// included. On SQLite they run on the calling thread with a connection
+/// of their own (`store/sqlite/direct.rs`), on PostgreSQL in the pool: the
+/// same answers from both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reads_every_game_makes_answer_what_is_stored() {
+    let database = Database::new().await;
+    let store = store::connect(&database.url).await.expect("store");
+    let alice = store
+        .create_player(NewPlayer {
+            email: Some("alice@example.org".to_owned()),
+            ..a_player("Alice")
+        })
+        .await
+        .expect("alice");
+    let bot = store
+        .create_player(NewPlayer {
+            bot: true,
+            ..a_player("deep-gravity")
+        })
+        .await
+        .expect("a bot");
+    let carol = store.create_player(a_player("carol")).await.expect("carol");
+
+    let found = store.player_by_name("Alice").await.expect("a read").expect("alice");
+    assert_eq!(
+        (found.id, found.name.as_str(), found.email.as_deref(), found.bot),
+        (alice.id, "Alice", Some("alice@example.org"), false)
+    );
+    let found = store
+        .player_by_name("deep-gravity")
+        .await
+        .expect("a read")
+        .expect("the bot");
+    assert_eq!((found.id, found.email, found.bot), (bot.id, None, true));
+    assert!(
+        store.player_by_name("alice").await.expect("a read").is_none(),
+        "by the stored key only"
+    );
+    assert!(store.player_by_name("nobody").await.expect("a read").is_none());
+
+    let standing = store
+        .creator_standing(alice.id, "gravity", "standard")
+        .await
+        .expect("a read");
+    assert_eq!(
+        (standing.open_games, standing.open_invitations, standing.rating),
+        (0, 0, None)
+    );
+    // Two open games of alice's, one inviting carol; a game she plays in
+    // counts for neither.
+    for seats in [
+        vec![(Some(alice.id), None), (None, Some(carol.id))],
+        vec![(Some(alice.id), None), (None, None)],
+    ] {
+        let open = NewGame {
+            seats,
+            ..a_game((alice.id, carol.id))
+        };
+        store.create_game(open).await.expect("an open game");
+    }
+    let id = store.create_game(a_game((alice.id, carol.id))).await.expect("a game");
+    // alice wins it, rated: her row and carol's are created.
+    let change = |player_id: i64, result: PlayerResult, rating: f64| RatingChange {
+        game_id: id,
+        player_id,
+        game: "gravity".to_owned(),
+        variant: "standard".to_owned(),
+        number: 1,
+        ordinal: 1,
+        result,
+        before: RatingValues {
+            rating: 1500.0,
+            rd: 350.0,
+            volatility: 0.06,
+        },
+        after: RatingValues {
+            rating,
+            rd: 290.25,
+            volatility: 0.059_99,
+        },
+        played_at: 2_000,
+    };
+    store
+        .update_game(GameUpdate {
+            status: GameStatus::Finished,
+            to_move: None,
+            ratings: vec![
+                change(alice.id, PlayerResult::Win, 1662.5),
+                change(carol.id, PlayerResult::Loss, 1337.5),
+            ],
+            ..a_move(id, 1, 1, (alice.id, carol.id))
+        })
+        .await
+        .expect("the end");
+
+    let standing = store
+        .creator_standing(alice.id, "gravity", "standard")
+        .await
+        .expect("a read");
+    assert_eq!(
+        (standing.open_games, standing.open_invitations, standing.rating),
+        (2, 1, Some((1662.5, 290.25)))
+    );
+    let elsewhere = store
+        .creator_standing(alice.id, "gravity", "other")
+        .await
+        .expect("a read");
+    assert_eq!(
+        (elsewhere.open_games, elsewhere.rating),
+        (2, None),
+        "no rating in another variant"
+    );
+
+    let mut rows = store
+        .ratings_of("gravity", "standard", &[carol.id, bot.id, alice.id])
+        .await
+        .expect("a read");
+    rows.sort_by_key(|r| r.player_id);
+    let shown: Vec<_> = rows
+        .iter()
+        .map(|r| {
+            (
+                r.player_id,
+                r.name.as_str(),
+                r.bot,
+                r.game.as_str(),
+                r.variant.as_str(),
+                r.rating,
+                r.rd,
+                r.volatility,
+                (r.games, r.wins, r.losses, r.draws),
+                (r.last_played, r.last_order),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (
+                alice.id,
+                "Alice",
+                false,
+                "gravity",
+                "standard",
+                1662.5,
+                290.25,
+                0.059_99,
+                (1, 1, 0, 0),
+                (2_000, 1)
+            ),
+            (
+                carol.id,
+                "carol",
+                false,
+                "gravity",
+                "standard",
+                1337.5,
+                290.25,
+                0.059_99,
+                (1, 0, 1, 0),
+                (2_000, 1)
+            ),
+        ],
+        "each rated player's row as stored, and none for the unrated bot"
+    );
+    assert!(store
+        .ratings_of("gravity", "standard", &[bot.id])
+        .await
+        .expect("a read")
+        .is_empty());
     drop(store);
     database.remove().await;
 }

@@ -40,6 +40,12 @@ pub trait Backend: Send + Sync + 'static {
     /// `None` where the database locks rows and nobody needs to wait.
     fn write_turn(&self) -> impl Future<Output = Option<MutexGuard<'_, ()>>> + Send;
 
+    /// The reads it answers on the calling thread, where it has them
+    /// (SQLite; a PostgreSQL read is a round trip to the server anyway).
+    fn direct_reads(&self) -> Option<&super::sqlite::DirectReads> {
+        None
+    }
+
     /// See [`super::GameStore::announcements`].
     fn announcements(&self) -> Option<mpsc::Receiver<Vec<Announcement>>>;
 }

@@ -4,7 +4,10 @@
 //! position. [`insert_player_events`] runs two of them for the sqlx side
 //! (PostgreSQL's writer, and the reminders sent outside the writers), and
 //! [`write_ratings`] the rating changes of a game's end (PostgreSQL's
-//! writer; SQLite's runs the same statements through rusqlite).
+//! writer; SQLite's runs the same statements through rusqlite). The reads
+//! every game makes are here too, for the same reason: sqlx's pool runs
+//! them, and on SQLite so does rusqlite, on the thread that asks
+//! (`sqlite/direct.rs`).
 
 use sqlx::Transaction;
 
@@ -210,3 +213,41 @@ pub const INSERT_PAIRING: &str = "INSERT INTO tournament_pairings (tournament_id
 
 /// A league player's group for the new season.
 pub const SET_GROUP: &str = "UPDATE tournament_players SET grp = $1 WHERE tournament_id = $2 AND player_id = $3";
+
+/// The columns of a [`super::Player`]; a `WHERE` follows.
+macro_rules! player {
+    () => {
+        "SELECT id, name, email, created_at, bot FROM players"
+    };
+}
+pub const PLAYER: &str = player!();
+
+/// A [`super::Player`] by the key of their name (`$1`).
+pub const PLAYER_BY_NAME: &str = concat!(player!(), " WHERE name_key = $1");
+
+/// What a game's creation asks of its creator `$1`, in one statement: their
+/// games still waiting for players, the invitations in those nobody answered
+/// yet, and their `rating` and `rd` in the game `$2`'s variant `$3` (`NULL`
+/// when unrated there).
+pub const CREATOR_STANDING: &str = "SELECT (SELECT COUNT(*) FROM games WHERE created_by = $1 AND status = 'open'), \
+     (SELECT COUNT(*) FROM seats s JOIN games g ON g.id = s.game_id \
+     WHERE g.created_by = $1 AND g.status = 'open' AND s.invitee_id IS NOT NULL AND s.player_id IS NULL), \
+     r.rating, r.rd FROM (SELECT 1 AS one) AS one \
+     LEFT JOIN ratings r ON r.player_id = $1 AND r.game = $2 AND r.variant = $3";
+
+/// The columns of a [`super::RatingRow`], with the player's name and bot
+/// flag; a `WHERE` follows.
+pub const RATING: &str = "SELECT r.player_id, p.name, p.bot, r.game, r.variant, r.rating, r.rd, r.volatility, \
+     r.games, r.wins, r.losses, r.draws, r.last_played, r.last_order FROM ratings r \
+     JOIN players p ON p.id = r.player_id";
+
+/// The ratings in the game `$1`'s variant `$2` of `players` players, bound
+/// from `$3` on: one statement for a whole table (at most eight players),
+/// its rows in no particular order.
+pub fn ratings_of(players: usize) -> String {
+    let listed: Vec<String> = (0..players).map(|i| format!("${}", i + 3)).collect();
+    format!(
+        "{RATING} WHERE r.game = $1 AND r.variant = $2 AND r.player_id IN ({})",
+        listed.join(", ")
+    )
+}

@@ -6,8 +6,8 @@ use async_trait::async_trait;
 use super::super::backend::Backend;
 use super::super::binding::{Select, SharedSql, Statement};
 use super::super::bots::NO_PASSWORD;
+use super::super::sql::PLAYER;
 use super::super::{BotRow, BotStore, NewBot, Player, StoreError, StoreResult};
-use super::PLAYER;
 
 #[async_trait]
 impl<B: Backend> BotStore for B {

@@ -5,8 +5,9 @@ use async_trait::async_trait;
 
 use super::super::backend::Backend;
 use super::super::binding::{Select, Statement};
+use super::super::sql::PLAYER;
 use super::super::{InboxRow, MailSettlement, MailStore, NewMail, Player, StoreError, StoreResult};
-use super::{changed_one, written, PLAYER};
+use super::{changed_one, written};
 
 const INBOX: &str = "SELECT id, recipient, player_id, envelope_from, message, received_at, status, \
      claimed_until, reply FROM mail_inbox m";

@@ -62,8 +62,6 @@ async fn changed_one<'q, B: Backend>(
     Ok(written(backend, write).await? == 1)
 }
 
-const PLAYER: &str = "SELECT id, name, email, created_at, bot FROM players";
-
 #[async_trait]
 impl<B: Backend> PlayerStore for B {
     async fn create_player(&self, player: NewPlayer) -> StoreResult<Player> {
@@ -104,8 +102,10 @@ impl<B: Backend> PlayerStore for B {
     }
 
     async fn player_by_name(&self, name_key: &str) -> StoreResult<Option<Player>> {
-        let query = format!("{PLAYER} WHERE name_key = $1");
-        Ok(sqlx::query(&query)
+        if let Some(player) = self.direct_reads().and_then(|d| d.player_by_name(name_key)) {
+            return Ok(player);
+        }
+        Ok(sqlx::query(sql::PLAYER_BY_NAME)
             .arg(name_key)
             .rows()
             .fetch_optional(self.db())
@@ -113,7 +113,7 @@ impl<B: Backend> PlayerStore for B {
     }
 
     async fn player_by_id(&self, id: i64) -> StoreResult<Option<Player>> {
-        let query = format!("{PLAYER} WHERE id = $1");
+        let query = format!("{} WHERE id = $1", sql::PLAYER);
         Ok(sqlx::query(&query).arg(id).rows().fetch_optional(self.db()).await?)
     }
 
@@ -160,7 +160,7 @@ impl<B: Backend> PlayerStore for B {
         .await?;
         if changed.is_none() && bot.is_some() {
             drop(tx);
-            let query = format!("{PLAYER} WHERE id = $1");
+            let query = format!("{} WHERE id = $1", sql::PLAYER);
             let exists: Option<Player> = sqlx::query(&query).arg(id).rows().fetch_optional(self.db()).await?;
             return match exists {
                 Some(_) => Err(StoreError::Played),
@@ -217,21 +217,22 @@ impl<B: Backend> GameStore for B {
 
     async fn creator_standing(&self, creator: i64, game: &str, variant: &str) -> StoreResult<CreatorStanding> {
         // One statement for all three: a game's creation asks for them
-        // every time, and each statement is a hand-off to the driver (and,
-        // on SQLite, a reader's page cache read again).
-        let (open_games, open_invitations, rating, rd): (i64, i64, Option<f64>, Option<f64>) = sqlx::query(
-            "SELECT (SELECT COUNT(*) FROM games WHERE created_by = $1 AND status = 'open'), \
-             (SELECT COUNT(*) FROM seats s JOIN games g ON g.id = s.game_id \
-             WHERE g.created_by = $1 AND g.status = 'open' AND s.invitee_id IS NOT NULL AND s.player_id IS NULL), \
-             r.rating, r.rd FROM (SELECT 1 AS one) AS one \
-             LEFT JOIN ratings r ON r.player_id = $1 AND r.game = $2 AND r.variant = $3",
-        )
-        .arg(creator)
-        .arg(game)
-        .arg(variant)
-        .rows()
-        .fetch_one(self.db())
-        .await?;
+        // every time, and each statement is a round trip (PostgreSQL) or a
+        // reader's page cache read again (SQLite).
+        if let Some(standing) = self
+            .direct_reads()
+            .and_then(|d| d.creator_standing(creator, game, variant))
+        {
+            return Ok(standing);
+        }
+        let (open_games, open_invitations, rating, rd): (i64, i64, Option<f64>, Option<f64>) =
+            sqlx::query(sql::CREATOR_STANDING)
+                .arg(creator)
+                .arg(game)
+                .arg(variant)
+                .rows()
+                .fetch_one(self.db())
+                .await?;
         Ok(CreatorStanding {
             open_games,
             open_invitations,

@@ -14,8 +14,7 @@ use crate::store::{
     StoreResult,
 };
 
-const RATING: &str = "SELECT r.player_id, p.name, p.bot, r.game, r.variant, r.rating, r.rd, r.volatility, r.games, \
-     r.wins, r.losses, r.draws, r.last_played, r.last_order FROM ratings r JOIN players p ON p.id = r.player_id";
+use crate::store::sql::RATING;
 
 #[async_trait]
 impl<B: Backend> RatingStore for B {
@@ -23,14 +22,12 @@ impl<B: Backend> RatingStore for B {
         if players.is_empty() {
             return Ok(Vec::new());
         }
-        // One statement for all of a table's players (at most eight): a
-        // game's end asks for them every time, and each statement is a
-        // hand-off to the driver. Rows come in no particular order.
-        let listed: Vec<String> = (0..players.len()).map(|i| format!("${}", i + 3)).collect();
-        let query = format!(
-            "{RATING} WHERE r.game = $1 AND r.variant = $2 AND r.player_id IN ({})",
-            listed.join(", ")
-        );
+        // One statement for all of a table's players: a game's end asks for
+        // them every time, and each statement is a hand-off to the driver.
+        if let Some(rows) = self.direct_reads().and_then(|d| d.ratings_of(game, variant, players)) {
+            return Ok(rows);
+        }
+        let query = sql::ratings_of(players.len());
         let mut statement = sqlx::query(&query).arg(game).arg(variant);
         for &player in players {
             statement = statement.arg(player);

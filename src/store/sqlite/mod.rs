@@ -2,7 +2,9 @@
 //! `synchronous = FULL` so a committed move survives a power cut, and a busy
 //! timeout so concurrent writers wait for the single write lock. Games are
 //! written by `writer.rs` on a thread of its own; this process's other
-//! writes take turns with it through one [`WriteGate`].
+//! writes take turns with it through one [`WriteGate`]. The reads every
+//! game makes run on the thread that asks (`direct.rs`), the others in
+//! sqlx's pool.
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -15,12 +17,16 @@ use super::announce::Announcement;
 use super::backend::{Backend, Core};
 use super::group_commit::GroupCommit;
 
+mod direct;
 mod transaction;
 mod writer;
+
+pub use direct::DirectReads;
 
 pub struct SqliteStore {
     core: Core<sqlx::Sqlite>,
     gate: WriteGate,
+    direct: DirectReads,
 }
 
 /// Serialises this process's write transactions on SQLite, which has one
@@ -37,6 +43,10 @@ impl Backend for SqliteStore {
 
     fn core(&self) -> &Core<sqlx::Sqlite> {
         &self.core
+    }
+
+    fn direct_reads(&self) -> Option<&DirectReads> {
+        Some(&self.direct)
     }
 
     async fn write_turn(&self) -> Option<MutexGuard<'_, ()>> {
@@ -64,13 +74,18 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Full)
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true);
+        // Pooled connections are not pinged before each use: a SQLite
+        // connection is a file handle, which cannot go stale, and sqlx's
+        // ping is a hand-off to the connection's thread and back (issue 26).
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
+            .test_before_acquire(false)
             .acquire_timeout(Duration::from_secs(10))
             .connect_with(options.clone())
             .await?;
         sqlx::migrate!("migrations/sqlite").run(&pool).await?;
         let gate = WriteGate::default();
+        let direct = DirectReads::new(options.get_filename().to_owned());
         let mut writer = writer::Writer::new(options.get_filename().to_owned());
         let turns = gate.clone();
         let commits = GroupCommit::spawn_thread(move |batch| {
@@ -84,6 +99,6 @@ impl SqliteStore {
             pool,
             commits,
         };
-        Ok(SqliteStore { core, gate })
+        Ok(SqliteStore { core, gate, direct })
     }
 }

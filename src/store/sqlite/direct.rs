@@ -1,0 +1,127 @@
+//! The reads every game makes, answered on the thread that asks: the
+//! invitee by name, the creator's open games and standing, the players'
+//! ratings at a seat and at the end. sqlx runs each SQLite connection on a
+//! thread of its own, so a pooled read is two wake-ups, there and back,
+//! which cost more CPU than the read itself (issue 26, BENCHMARKS.md);
+//! these reads are a few indexed pages that never wait for the writer (WAL),
+//! so they run on the calling runtime worker instead, with connections of
+//! this module's own and the statements of `store/sql.rs`.
+//!
+//! A direct read promises the pool's answer or none: anything that goes
+//! wrong (the database busy recovering, a row that does not decode) gives
+//! `None`, and the caller asks the pool, which waits, decodes and reports
+//! as every other read does.
+
+use std::path::PathBuf;
+use std::sync::{Mutex, PoisonError};
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, ToSql};
+
+use crate::store::{sql, CreatorStanding, Player, RatingRow};
+
+/// Idle connections kept for the next reads: one for each runtime worker
+/// is enough, since a direct read never yields.
+const IDLE: usize = 8;
+
+pub struct DirectReads {
+    path: PathBuf,
+    idle: Mutex<Vec<Connection>>,
+}
+
+impl DirectReads {
+    pub fn new(path: PathBuf) -> DirectReads {
+        DirectReads {
+            path,
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub fn player_by_name(&self, name_key: &str) -> Option<Option<Player>> {
+        self.read(|c| {
+            c.prepare_cached(sql::PLAYER_BY_NAME)?
+                .query_row([name_key], |row| {
+                    Ok(Player {
+                        id: row.get(0)?,
+                        name: row.get(1)?,
+                        email: row.get(2)?,
+                        created_at: row.get(3)?,
+                        bot: row.get(4)?,
+                    })
+                })
+                .optional()
+        })
+    }
+
+    pub fn creator_standing(&self, creator: i64, game: &str, variant: &str) -> Option<CreatorStanding> {
+        self.read(|c| {
+            c.prepare_cached(sql::CREATOR_STANDING)?
+                .query_row(rusqlite::params![creator, game, variant], |row| {
+                    let (rating, rd): (Option<f64>, Option<f64>) = (row.get(2)?, row.get(3)?);
+                    Ok(CreatorStanding {
+                        open_games: row.get(0)?,
+                        open_invitations: row.get(1)?,
+                        rating: rating.zip(rd),
+                    })
+                })
+        })
+    }
+
+    pub fn ratings_of(&self, game: &str, variant: &str, players: &[i64]) -> Option<Vec<RatingRow>> {
+        let query = sql::ratings_of(players.len());
+        let mut params: Vec<&dyn ToSql> = vec![&game, &variant];
+        params.extend(players.iter().map(|p| p as &dyn ToSql));
+        self.read(|c| c.prepare_cached(&query)?.query_map(&*params, rating_row)?.collect())
+    }
+
+    /// Runs `read` on an idle connection (or a new one), keeping it for the
+    /// next read.
+    fn read<T>(&self, read: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Option<T> {
+        let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        let connection = match idle {
+            Some(connection) => connection,
+            None => open(&self.path)
+                .map_err(|error| tracing::debug!(%error, "no direct read connection; reading from the pool"))
+                .ok()?,
+        };
+        let answer = read(&connection)
+            .map_err(|error| tracing::debug!(%error, "direct read failed; reading from the pool"))
+            .ok();
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.len() < IDLE {
+            idle.push(connection);
+        }
+        answer
+    }
+}
+
+fn rating_row(row: &Row<'_>) -> rusqlite::Result<RatingRow> {
+    Ok(RatingRow {
+        player_id: row.get(0)?,
+        name: row.get(1)?,
+        bot: row.get(2)?,
+        game: row.get(3)?,
+        variant: row.get(4)?,
+        rating: row.get(5)?,
+        rd: row.get(6)?,
+        volatility: row.get(7)?,
+        games: row.get(8)?,
+        wins: row.get(9)?,
+        losses: row.get(10)?,
+        draws: row.get(11)?,
+        last_played: row.get(12)?,
+        last_order: row.get(13)?,
+    })
+}
+
+/// A connection that only reads and never waits: a lock it would wait for
+/// (only the recovery of a WAL, or its reset by another process's
+/// checkpoint) sends the read to the pool, whose connections wait.
+fn open(path: &PathBuf) -> rusqlite::Result<Connection> {
+    let connection = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    connection.busy_timeout(std::time::Duration::ZERO)?;
+    connection.pragma_update(None, "query_only", true)?;
+    Ok(connection)
+}
