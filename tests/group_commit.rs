@@ -449,14 +449,17 @@ async fn the_reads_every_game_makes_answer_what_is_stored() {
     );
     assert!(store.player_by_name("nobody").await.expect("a read").is_none());
 
-    let standing = store
-        .creator_standing(alice.id, "gravity", "standard")
-        .await
-        .expect("a read");
-    assert_eq!(
-        (standing.open_games, standing.open_invitations, standing.rating),
-        (0, 0, None)
-    );
+    let standing_in = |variant: &'static str| {
+        let store = store.clone();
+        async move {
+            let standing = store
+                .creator_standing(alice.id, "gravity", variant)
+                .await
+                .expect("a read");
+            (standing.open_games, standing.open_invitations, standing.rating)
+        }
+    };
+    assert_eq!(standing_in("standard").await, (0, 0, None));
     // Two open games of alice's, one inviting carol; a game she plays in
     // counts for neither.
     for seats in [
@@ -504,23 +507,8 @@ async fn the_reads_every_game_makes_answer_what_is_stored() {
         .await
         .expect("the end");
 
-    let standing = store
-        .creator_standing(alice.id, "gravity", "standard")
-        .await
-        .expect("a read");
-    assert_eq!(
-        (standing.open_games, standing.open_invitations, standing.rating),
-        (2, 1, Some((1662.5, 290.25)))
-    );
-    let elsewhere = store
-        .creator_standing(alice.id, "gravity", "other")
-        .await
-        .expect("a read");
-    assert_eq!(
-        (elsewhere.open_games, elsewhere.rating),
-        (2, None),
-        "no rating in another variant"
-    );
+    assert_eq!(standing_in("standard").await, (2, 1, Some((1662.5, 290.25))));
+    assert_eq!(standing_in("other").await, (2, 1, None), "no rating in another variant");
 
     let mut rows = store
         .ratings_of("gravity", "standard", &[carol.id, bot.id, alice.id])
