@@ -23,7 +23,8 @@ impl<B: Backend> RatingStore for B {
             return Ok(Vec::new());
         }
         // One statement for all of a table's players: a game's end asks for
-        // them every time, and each statement is a hand-off to the driver.
+        // them every time, and each statement is a round trip (PostgreSQL)
+        // or a reader's page cache read again (SQLite).
         if let Some(rows) = self.direct_reads().and_then(|d| d.ratings_of(game, variant, players)) {
             return Ok(rows);
         }
