@@ -225,6 +225,9 @@ pub const PLAYER: &str = player!();
 /// A [`super::Player`] by the key of their name (`$1`).
 pub const PLAYER_BY_NAME: &str = concat!(player!(), " WHERE name_key = $1");
 
+/// A [`super::Player`] by their id (`$1`).
+pub const PLAYER_BY_ID: &str = concat!(player!(), " WHERE id = $1");
+
 /// What a game's creation asks of its creator `$1`, in one statement: their
 /// games still waiting for players, the invitations in those nobody answered
 /// yet, and their `rating` and `rd` in the game `$2`'s variant `$3` (`NULL`

@@ -113,8 +113,11 @@ impl<B: Backend> PlayerStore for B {
     }
 
     async fn player_by_id(&self, id: i64) -> StoreResult<Option<Player>> {
-        let query = format!("{} WHERE id = $1", sql::PLAYER);
-        Ok(sqlx::query(&query).arg(id).rows().fetch_optional(self.db()).await?)
+        Ok(sqlx::query(sql::PLAYER_BY_ID)
+            .arg(id)
+            .rows()
+            .fetch_optional(self.db())
+            .await?)
     }
 
     async fn update_player(&self, change: PlayerChange) -> StoreResult<Option<Player>> {
@@ -160,8 +163,11 @@ impl<B: Backend> PlayerStore for B {
         .await?;
         if changed.is_none() && bot.is_some() {
             drop(tx);
-            let query = format!("{} WHERE id = $1", sql::PLAYER);
-            let exists: Option<Player> = sqlx::query(&query).arg(id).rows().fetch_optional(self.db()).await?;
+            let exists: Option<Player> = sqlx::query(sql::PLAYER_BY_ID)
+                .arg(id)
+                .rows()
+                .fetch_optional(self.db())
+                .await?;
             return match exists {
                 Some(_) => Err(StoreError::Played),
                 None => Ok(None),
