@@ -13,7 +13,7 @@ use std::sync::Arc;
 use tavoliere::domain::{GameStatus, Seat};
 use tavoliere::store::{
     self, DeadlineChange, Event, GameUpdate, NewGame, NewMove, NewPlayer, Player, PlayerEvent, PlayerResult,
-    RatingChange, RatingValues, Store, StoreError,
+    RatingChange, RatingValues, Reminder, Store, StoreError,
 };
 
 const GAMES: usize = 120;
@@ -242,6 +242,94 @@ async fn a_change_that_fails_half_way_fails_alone_and_leaves_nothing() {
     let events = store.player_events(bob.id, 0, 1_000).await.expect("stream");
     let seqs: Vec<i64> = events.iter().map(|e| e.seq).collect();
     assert_eq!(seqs, (1..=ids.len() as i64 - 1).collect::<Vec<_>>());
+    drop(store);
+    database.remove().await;
+}
+
+/// A player's stream reads back whole, in order and each event once, after
+/// every commit, however many events it gets: SQLite stores a player's new
+/// events in small tables that take turns and files them into the large
+/// one a range of players at a time, over many transactions
+/// (`store/sqlite/filing.rs`); PostgreSQL stores them where they stay.
+/// Read from the start and from the middle; events written by the game
+/// writer and by a reminder (an insert through the `player_events` view on
+/// SQLite) alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_players_stream_reads_whole_while_its_events_are_filed() {
+    let (database, store, alice, bob) = alice_and_bob().await;
+    let mut players = vec![alice.id, bob.id];
+    for name in ["carol", "dave", "erin", "frank", "grace"] {
+        players.push(store.create_player(a_player(name)).await.expect("a player").id);
+    }
+    let id = store.create_game(a_game((alice.id, bob.id))).await.expect("a game");
+    // Each player's events as stored, by the `n` in their payloads.
+    let mut expected: Vec<(i64, Vec<i64>)> = players.iter().map(|&p| (p, Vec::new())).collect();
+    let mut n = 0;
+    let mut next_event = |index: usize, kind: &'static str, expected: &mut Vec<(i64, Vec<i64>)>| {
+        n += 1;
+        expected[index].1.push(n);
+        PlayerEvent::of(expected[index].0, kind, &json!({ "n": n }))
+    };
+    for ply in 1..=40 {
+        let mut update = a_move(id, ply, ply, (alice.id, bob.id));
+        // Alice hears of half of them: more than the writer files at once
+        // of one player.
+        update.player_events = (0..100)
+            .map(|i| {
+                let index = if i % 2 == 0 { 0 } else { 1 + i % (players.len() - 1) };
+                next_event(index, "your_turn", &mut expected)
+            })
+            .collect();
+        store.update_game(update).await.expect("a move");
+        if ply % 10 == 5 {
+            let seq = ply + 1;
+            let deadline = DeadlineChange {
+                game_id: id,
+                expected_seq: seq,
+                deadline: Some(10_000),
+                reminder_at: Some(9_000),
+            };
+            assert!(store.set_deadline(deadline).await.expect("a deadline"));
+            let reminder = Reminder {
+                game_id: id,
+                expected_seq: seq,
+                event: next_event(0, "reminder", &mut expected),
+                now: 9_000,
+            };
+            assert!(store.send_reminder(reminder).await.expect("a reminder"));
+        }
+        for (player, ns) in &expected {
+            let whole = store.player_events(*player, 0, 10_000).await.expect("a stream");
+            let seqs: Vec<i64> = whole.iter().map(|e| e.seq).collect();
+            assert_eq!(
+                seqs,
+                (1..=ns.len() as i64).collect::<Vec<_>>(),
+                "player {player} after ply {ply}"
+            );
+            let stored: Vec<i64> = whole.iter().map(|e| e.payload["n"].as_i64().expect("n")).collect();
+            assert_eq!(&stored, ns, "player {player} after ply {ply}");
+            let middle = ns.len() as i64 / 2;
+            let page = store.player_events(*player, middle, 7).await.expect("a page");
+            let seqs: Vec<i64> = page.iter().map(|e| e.seq).collect();
+            let upto = (middle + 7).min(ns.len() as i64);
+            assert_eq!(
+                seqs,
+                (middle + 1..=upto).collect::<Vec<_>>(),
+                "player {player} after ply {ply}"
+            );
+        }
+    }
+    if !database.is_postgres() {
+        // And on SQLite they were filed as they went, not left in the
+        // small tables: most of them are in the large one by now.
+        let pool = sqlx::SqlitePool::connect(&database.url).await.expect("SQLite");
+        let filed: i64 = sqlx::query_scalar("SELECT count(*) FROM player_events_filed")
+            .fetch_one(&pool)
+            .await
+            .expect("a count");
+        pool.close().await;
+        assert!(filed >= n / 2, "{filed} of {n} events filed");
+    }
     drop(store);
     database.remove().await;
 }

@@ -18,6 +18,7 @@ use super::backend::{Backend, Core};
 use super::group_commit::GroupCommit;
 
 mod direct;
+mod filing;
 mod transaction;
 mod writer;
 

@@ -15,6 +15,7 @@ use std::time::Duration;
 use rusqlite::{params, Connection, ErrorCode, OpenFlags};
 use serde_json::Value;
 
+use super::filing;
 use super::transaction::{Immediate, Statements};
 use crate::store::group_commit::{Change, Done};
 use crate::store::{
@@ -96,6 +97,8 @@ impl Writer {
         let connection = self.connection()?;
         let tx = Immediate::begin(connection)?;
         let mut statements = Statements::new(&tx);
+        let recent = filing::step(&mut statements)?;
+        let mut statements = Batch { statements, recent };
         let mut done = Vec::with_capacity(batch.len());
         for (index, change) in batch.iter().enumerate() {
             if refused[index].is_some() {
@@ -138,6 +141,27 @@ fn open(path: &PathBuf) -> rusqlite::Result<Connection> {
     // transaction's own; rusqlite keeps 16 by default).
     connection.set_prepared_statement_cache_capacity(64);
     Ok(connection)
+}
+
+/// A batch's transaction as its changes see it: the statements it runs,
+/// and the table its new player events go to.
+struct Batch<'c> {
+    statements: Statements<'c>,
+    recent: &'static filing::Recent,
+}
+
+impl<'c> std::ops::Deref for Batch<'c> {
+    type Target = Statements<'c>;
+
+    fn deref(&self) -> &Statements<'c> {
+        &self.statements
+    }
+}
+
+impl std::ops::DerefMut for Batch<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.statements
+    }
 }
 
 /// Why one change could not be written.
@@ -194,7 +218,7 @@ fn json(value: &Value) -> String {
 }
 
 /// Writes one change; `None` when its guard refused it.
-fn apply(tx: &mut Statements, change: &Change) -> ChangeResult<Option<Done>> {
+fn apply(tx: &mut Batch, change: &Change) -> ChangeResult<Option<Done>> {
     match change {
         Change::Create(game) => create(tx, game).map(|id| Some(Done::Created(id))),
         Change::Update(update) => Ok(update_game(tx, update)?.then_some(Done::Updated)),
@@ -227,7 +251,7 @@ fn notify(tx: &mut Statements, outboxes: &[Outbox], now: i64) -> ChangeResult<us
     Ok(moved)
 }
 
-fn create(tx: &mut Statements, game: &NewGame) -> ChangeResult<i64> {
+fn create(tx: &mut Batch, game: &NewGame) -> ChangeResult<i64> {
     let (status, to_move) = game.starts_as();
     let id: i64 = tx
         .get(sql::INSERT_GAME)
@@ -284,7 +308,7 @@ const UPDATE_GAME_IN_PLACE: &str = "UPDATE games SET ply = ?2, to_move = ?3, out
 
 /// `false` when the guard refused the update: the game is no longer at
 /// `expected_seq`, and nothing was written.
-fn update_game(tx: &mut Statements, update: &GameUpdate) -> ChangeResult<bool> {
+fn update_game(tx: &mut Batch, update: &GameUpdate) -> ChangeResult<bool> {
     let new_seq = update.expected_seq + update.events.len() as i64;
     // [`sql::UPDATE_GAME`]'s parameters, in its order: the statement in
     // place numbers them alike (`?n` binds the n-th; SQLite numbers `$n` by
@@ -359,7 +383,7 @@ fn update_game(tx: &mut Statements, update: &GameUpdate) -> ChangeResult<bool> {
 /// pairings of its new round, the league's groups and its players' events.
 /// The change fails alone, with [`StoreError::TournamentMoved`], when the
 /// tournament is no longer at the step's revision.
-fn step_tournament(tx: &mut Statements, step: &TournamentStep) -> ChangeResult<()> {
+fn step_tournament(tx: &mut Batch, step: &TournamentStep) -> ChangeResult<()> {
     execute_one(
         tx,
         sql::STEP_TOURNAMENT,
@@ -506,34 +530,17 @@ fn insert_game_events(
 /// together (callgrind, BENCHMARKS.md).
 const BUMP_PLAYER_EVENT: &str = "UPDATE player_streams SET event_seq = event_seq + 1 WHERE player_id = ?1";
 
-/// Stores a player event under the number its counter was just moved to
-/// (the writer holds the write lock: nobody moved it since). The number
-/// comes from a subquery in `VALUES`, not from an `INSERT … SELECT`: SQLite
-/// writes an `INSERT … SELECT` in a statement transaction of its own, every
-/// page it changes first copied whole to a statement journal, where a
-/// single-row `INSERT … VALUES` needs none (issue 26).
-const INSERT_NEXT_PLAYER_EVENT: &str = "INSERT INTO player_events (player_id, seq, kind, payload, created_at) \
-     VALUES (?1, (SELECT event_seq FROM player_streams WHERE player_id = ?1), ?2, ?3, ?4)";
-
-/// Numbers each player event from its player's counter and stores it, its
-/// payload naming the game (if any).
-fn insert_player_events(
-    tx: &mut Statements,
-    game_id: Option<i64>,
-    events: &[PlayerEvent],
-    now: i64,
-) -> ChangeResult<()> {
+/// Numbers each player event from its player's counter and stores it with
+/// the recent ones ([`filing`]), its payload naming the game (if any).
+fn insert_player_events(tx: &mut Batch, game_id: Option<i64>, events: &[PlayerEvent], now: i64) -> ChangeResult<()> {
+    let insert = tx.recent.insert;
     for event in events {
         let payload = event.stored_payload(game_id);
         if execute(tx, BUMP_PLAYER_EVENT, params![event.player_id])? != 1 {
             // No such player: as `RETURNING` finding no row did.
             return Err(ChangeError::Transaction(rusqlite::Error::QueryReturnedNoRows));
         }
-        execute(
-            tx,
-            INSERT_NEXT_PLAYER_EVENT,
-            params![event.player_id, event.kind, &*payload, now],
-        )?;
+        execute(tx, insert, params![event.player_id, event.kind, &*payload, now])?;
     }
     Ok(())
 }
