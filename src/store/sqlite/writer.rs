@@ -137,6 +137,11 @@ fn open(path: &PathBuf) -> rusqlite::Result<Connection> {
     connection.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))?;
     connection.pragma_update(None, "synchronous", "FULL")?;
     connection.pragma_update(None, "foreign_keys", "ON")?;
+    // A statement that writes many rows (the filing of players' events)
+    // keeps its statement journal, the pages it changed as they were, in
+    // memory: on a file it opened a temporary file and wrote every page to
+    // it, at each filing (issue 26).
+    connection.pragma_update(None, "temp_store", "MEMORY")?;
     // Every statement the writer runs stays prepared (about 25 with the
     // transaction's own; rusqlite keeps 16 by default).
     connection.set_prepared_statement_cache_capacity(64);
