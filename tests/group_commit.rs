@@ -272,11 +272,15 @@ async fn a_players_stream_reads_whole_while_its_events_are_filed() {
     };
     for ply in 1..=40 {
         let mut update = a_move(id, ply, ply, (alice.id, bob.id));
-        // Alice hears of half of them: more than the writer files at once
-        // of one player.
+        // Alice hears of half of them (more than the writer files at once
+        // of one player), the six others of the rest in turn.
         update.player_events = (0..100)
             .map(|i| {
-                let index = if i % 2 == 0 { 0 } else { 1 + i % (players.len() - 1) };
+                let index = if i % 2 == 0 {
+                    0
+                } else {
+                    1 + (i / 2) % (players.len() - 1)
+                };
                 next_event(index, "your_turn", &mut expected)
             })
             .collect();

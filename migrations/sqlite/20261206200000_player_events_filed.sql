@@ -2,9 +2,9 @@
 -- large one a few at a time (issue 26; SQLite only, whose commits write
 -- whole pages). Each player's stream is a run of its own in the large
 -- table's key (player, number), so every event put one more page into its
--- commit: of the 57 pages a batch of 30 moves wrote, 28 were that key's,
--- one a `your_turn` notice. A small table's key fits in a few pages,
--- whoever the players are.
+-- commit: of the 57 pages a commit wrote with 100 games in flight, 28 were
+-- that key's, about one a `your_turn` notice. A small table's key fits in a
+-- few pages, whoever the players are.
 --
 -- Two small tables take turns: new events go to the `target` one; once it
 -- holds enough, the other (by then empty) becomes the target, and the game
