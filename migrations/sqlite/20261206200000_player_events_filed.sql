@@ -12,8 +12,8 @@
 -- in each of its transactions, all of a player's events side by side (one
 -- page of the large key for many events). `filed_below`: the players of the
 -- table being filed whose events are filed already (their rows stay until
--- the whole table is emptied at once, which frees its pages without
--- writing them); NULL when no table is being filed.
+-- the whole table is filed, then it is emptied in one statement); NULL when
+-- no table is being filed.
 --
 -- `player_events` is the three tables read as one, without the rows filed
 -- already, so every statement that reads a player's stream (and

@@ -53,7 +53,9 @@ pub(super) struct Recent {
     /// Copies the events of players `?1` to `?2` into the filed ones, a
     /// player's side by side.
     file: &'static str,
-    /// Empties it: its pages go to the free list, unwritten.
+    /// Empties it, in one statement but row by row: with foreign keys on,
+    /// SQLite clears a table at once only when no foreign key involves it
+    /// (about 1 ms for 1,024 events, once a filing).
     empty: &'static str,
     /// Makes the other table the target and starts filing this one from
     /// its first player.
