@@ -164,8 +164,7 @@ async fn write_half(
         tokio::select! {
             frame = queue.recv() => {
                 let Some(frame) = frame else { break };
-                let last = matches!(frame, Message::Close(_));
-                if sink.send(frame).await.is_err() || last {
+                if !write_queued(&mut sink, &mut queue, frame).await {
                     return;
                 }
             }
@@ -190,6 +189,43 @@ async fn write_half(
         }
     }
     let _ = sink.close().await;
+}
+
+/// Frames written together at most, before the writer lets other tasks run.
+const FRAMES_PER_WRITE: usize = 16;
+
+/// Writes `first` and the frames queued behind it, flushed once; `false`
+/// when the socket failed or a close frame went out.
+///
+/// A committed move wakes this task with its answer just as the game's
+/// forwarders, woken by the same commit, are about to queue its event
+/// frame: yielding first lets them run, so that the answer and the event go
+/// out in one `send` instead of one each. A `send` over TCP is most of what
+/// a frame costs the server (issue 26, BENCHMARKS.md).
+async fn write_queued(
+    sink: &mut SplitSink<WebSocket, Message>,
+    queue: &mut mpsc::Receiver<Message>,
+    first: Message,
+) -> bool {
+    tokio::task::yield_now().await;
+    let mut frame = first;
+    for _ in 1..FRAMES_PER_WRITE {
+        if matches!(frame, Message::Close(_)) {
+            let _ = sink.send(frame).await;
+            return false;
+        }
+        // Buffered by tungstenite up to the socket's write buffer size,
+        // written out by the flush below (or sooner, past that size).
+        if sink.feed(frame).await.is_err() {
+            return false;
+        }
+        match queue.try_recv() {
+            Ok(next) => frame = next,
+            Err(_) => return sink.flush().await.is_ok(),
+        }
+    }
+    let last = matches!(frame, Message::Close(_));
+    sink.send(frame).await.is_ok() && !last
 }
 
 /// Whether a read error is a message over the size the socket accepts.
