@@ -500,7 +500,7 @@ async fn the_stream_counters_keep_their_numbers_across_their_migration() {
 }
 
 /// The reads every game makes (the invitee by name, the creator's standing,
-/// the players' ratings) answer what is stored, missing rows and `NULL`s
+/// the players' ratings, the game with its seats) answer what is stored, missing rows and `NULL`s
 /// included. On SQLite they run on the calling thread with a connection
 /// of their own (`store/sqlite/direct.rs`), on PostgreSQL in the pool: the
 /// same answers from both.
@@ -590,6 +590,7 @@ async fn the_reads_every_game_makes_answer_what_is_stored() {
         .update_game(GameUpdate {
             status: GameStatus::Finished,
             to_move: None,
+            outcome: Some(json!({ "result": "1-0", "winners": [0] })),
             ratings: vec![
                 change(alice.id, PlayerResult::Win, 1662.5),
                 change(carol.id, PlayerResult::Loss, 1337.5),
@@ -659,6 +660,54 @@ async fn the_reads_every_game_makes_answer_what_is_stored() {
         .await
         .expect("a read")
         .is_empty());
+
+    // A game with its seats, every column of its row as written: a private
+    // rematch of the finished one, timed, rating-limited, alice sitting
+    // (rated) and the bot invited.
+    let rematch = NewGame {
+        public: false,
+        time_control: Some(json!({ "kind": "fischer", "initial_ms": 600_000, "increment_ms": 5_000 })),
+        seats: vec![(Some(alice.id), None), (None, Some(bot.id))],
+        now: 3_000,
+        rating_min: Some(1_400),
+        rating_max: Some(1_900),
+        rematch_of: Some(id),
+        invite_code: Some("q7KmP2xR".to_owned()),
+        clock: Some(json!({ "remaining_ms": [600_000, 600_000], "since": 3_000 })),
+        deadline: Some(603_000),
+        reminder_at: Some(500_000),
+        ..a_game((alice.id, bot.id))
+    };
+    let rematch_id = store.create_game(rematch.clone()).await.expect("a rematch");
+    let record = store.game(rematch_id).await.expect("a read").expect("the rematch");
+    assert_eq!(format!("{:?}", record.row), format!("{:?}", rematch.row(rematch_id)));
+    let seats: Vec<_> = record
+        .seats
+        .iter()
+        .map(|s| (i64::from(s.seat), s.player.clone(), s.invitee.clone(), s.bot, s.rating))
+        .collect();
+    assert_eq!(
+        seats,
+        [
+            (
+                0,
+                Some((alice.id, "Alice".to_owned())),
+                None,
+                false,
+                Some((1662.5, 290.25))
+            ),
+            (1, None, Some((bot.id, "deep-gravity".to_owned())), true, None),
+        ],
+        "in seat order, with the sitting player's rating in the variant"
+    );
+    let finished = store.game(id).await.expect("a read").expect("the finished game").row;
+    assert_eq!(
+        (finished.status, finished.ply, finished.to_move, finished.event_seq),
+        (GameStatus::Finished, 1, None, 2)
+    );
+    assert_eq!(finished.outcome, Some(json!({ "result": "1-0", "winners": [0] })));
+    assert_eq!((finished.rematch, finished.rematch_of), (Some(rematch_id), None));
+    assert!(store.game(rematch_id + 1_000).await.expect("a read").is_none());
     drop(store);
     database.remove().await;
 }

@@ -214,6 +214,22 @@ pub const INSERT_PAIRING: &str = "INSERT INTO tournament_pairings (tournament_id
 /// A league player's group for the new season.
 pub const SET_GROUP: &str = "UPDATE tournament_players SET grp = $1 WHERE tournament_id = $2 AND player_id = $3";
 
+/// The columns of a [`super::GameRow`]; a `WHERE` follows.
+macro_rules! game {
+    () => {
+        "SELECT g.id, g.game, g.variant, g.status, g.public, g.ply, g.to_move, g.outcome, \
+         g.draw_offer, g.takeback_offer, g.event_seq, g.created_by, g.created_at, g.updated_at, \
+         g.time_control, g.clock, g.deadline, g.reminder_at, g.rated, g.rating_min, g.rating_max, \
+         g.rematch_of, g.rematch, g.conditional_rev, g.invite_code, \
+         (SELECT tp.tournament_id FROM tournament_pairings tp WHERE tp.game_id = g.id) AS tournament_id \
+         FROM games g"
+    };
+}
+pub const GAME: &str = game!();
+
+/// A [`super::GameRow`] by its id (`$1`).
+pub const GAME_BY_ID: &str = concat!(game!(), " WHERE g.id = $1");
+
 /// The columns of a [`super::Player`]; a `WHERE` follows.
 macro_rules! player {
     () => {

@@ -201,21 +201,20 @@ impl<B: Backend> PlayerStore for B {
     }
 }
 
-const GAME: &str = "SELECT g.id, g.game, g.variant, g.status, g.public, g.ply, g.to_move, g.outcome, \
-     g.draw_offer, g.takeback_offer, g.event_seq, g.created_by, g.created_at, g.updated_at, \
-     g.time_control, g.clock, g.deadline, g.reminder_at, g.rated, g.rating_min, g.rating_max, g.rematch_of, \
-     g.rematch, g.conditional_rev, g.invite_code, \
-     (SELECT tp.tournament_id FROM tournament_pairings tp WHERE tp.game_id = g.id) AS tournament_id \
-     FROM games g";
-
 const MOVE: &str = "SELECT m.ply, m.seat, m.player_id, p.name AS player_name, m.notation, m.effect, \
      m.message, m.created_at FROM moves m JOIN players p ON p.id = m.player_id";
 
 #[async_trait]
 impl<B: Backend> GameStore for B {
     async fn game(&self, id: i64) -> StoreResult<Option<GameRecord>> {
-        let query = format!("{GAME} WHERE g.id = $1");
-        let row: Option<GameRow> = sqlx::query(&query).arg(id).rows().fetch_optional(self.db()).await?;
+        if let Some(record) = self.direct_reads().and_then(|d| d.game(id)) {
+            return Ok(record);
+        }
+        let row: Option<GameRow> = sqlx::query(sql::GAME_BY_ID)
+            .arg(id)
+            .rows()
+            .fetch_optional(self.db())
+            .await?;
         let Some(row) = row else { return Ok(None) };
         let seats = seats(self.pool(), id).await?;
         Ok(Some(GameRecord { row, seats }))
@@ -248,7 +247,7 @@ impl<B: Backend> GameStore for B {
 
     async fn list_games(&self, filter: &GameFilter) -> StoreResult<Vec<GameRecord>> {
         let query = format!(
-            "{GAME} WHERE \
+            "{} WHERE \
              (g.public OR EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id \
                  AND (s.player_id = $1 OR s.invitee_id = $1))) \
              AND ($2 IS NULL OR g.status = $2) \
@@ -258,7 +257,8 @@ impl<B: Backend> GameStore for B {
              AND ($5 IS NULL OR (g.status = 'active' AND EXISTS (SELECT 1 FROM seats s \
                  WHERE s.game_id = g.id AND s.seat = g.to_move AND s.player_id = $5))) \
              AND ($6 IS NULL OR g.id < $6) \
-             ORDER BY g.id DESC LIMIT $7"
+             ORDER BY g.id DESC LIMIT $7",
+            sql::GAME
         );
         let rows: Vec<GameRow> = sqlx::query(&query)
             .arg(filter.viewer)
