@@ -202,7 +202,10 @@ impl Games {
                     current: Box::new(state),
                 });
             }
-            MoveDecision::OutOfTime => return self.lost_on_time_before(hot, id, player).await,
+            // Boxed, as is the commit below: a future holds its largest
+            // await in place, and every layer above copies it whole
+            // (issue 26).
+            MoveDecision::OutOfTime => return Box::pin(self.lost_on_time_before(hot, id, player)).await,
             MoveDecision::Play(played) => played,
         };
         let decide::Played { progress, next, stored } = *played;
@@ -214,7 +217,7 @@ impl Games {
             .cloned()
             .unwrap_or_else(|| stored.clone());
         // The state shown is the one this move made.
-        let Some(record) = self.commit(hot, &record, progress, next.clone()).await? else {
+        let Some(record) = Box::pin(self.commit(hot, &record, progress, next.clone())).await? else {
             return Ok(None);
         };
         let (stored, last) = (stored_row(&record, stored), stored_row(&record, last));
