@@ -500,10 +500,10 @@ async fn the_stream_counters_keep_their_numbers_across_their_migration() {
 }
 
 /// The reads every game makes (the invitee by name, the creator's standing,
-/// the players' ratings, the game with its seats) answer what is stored, missing rows and `NULL`s
-/// included. On SQLite they run on the calling thread with a connection
-/// of their own (`store/sqlite/direct.rs`), on PostgreSQL in the pool: the
-/// same answers from both.
+/// the players' ratings, the game with its seats) answer what is stored,
+/// missing rows and `NULL`s included. On SQLite they run on the calling
+/// thread with a connection of their own (`store/sqlite/direct.rs`), on
+/// PostgreSQL in the pool: the same answers from both.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_reads_every_game_makes_answer_what_is_stored() {
     let database = Database::new().await;
