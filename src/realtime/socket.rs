@@ -211,8 +211,7 @@ async fn write_queued(
     let mut frame = first;
     for _ in 1..FRAMES_PER_WRITE {
         if matches!(frame, Message::Close(_)) {
-            let _ = sink.send(frame).await;
-            return false;
+            break;
         }
         // Buffered by tungstenite up to the socket's write buffer size,
         // written out by the flush below (or sooner, past that size).
@@ -224,6 +223,8 @@ async fn write_queued(
             Err(_) => return sink.flush().await.is_ok(),
         }
     }
+    // The last frame a write takes, or a close frame, flushed with those
+    // fed before it.
     let last = matches!(frame, Message::Close(_));
     sink.send(frame).await.is_ok() && !last
 }
