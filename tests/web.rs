@@ -772,6 +772,11 @@ async fn play_legal(server: &TestServer, id: i64, tokens: &[&str], count: usize)
     }
 }
 
+/// Whether the page follows the player's own events (`live.js` marks the
+/// body once the server acknowledged `subscribe_player`): what the test
+/// does after it reaches the page live.
+const FOLLOWED: &str = "document.body.dataset.playerStream === 'live'";
+
 /// Per seat, the distinct fills of its pieces on the board and of its
 /// piece in the seats' list: `[[board fills…], seat fill]`.
 const SEAT_FILLS: &str = "(() => [...document.querySelectorAll('#seats .seat')].map((row) => { \
@@ -822,6 +827,7 @@ async fn every_board_is_drawn_for_its_players_in_headless_chromium() {
     bob.goto(&format!("{base}/lobby")).await;
     bob.wait("document.querySelector('#invitations h2')", "bob's lobby")
         .await;
+    bob.wait(FOLLOWED, "bob's events followed").await;
     let (status, created) = server
         .create(
             &alice_token,
@@ -932,6 +938,7 @@ async fn every_board_is_drawn_for_its_players_in_headless_chromium() {
     // ---- The tab title and the badge count games waiting, live.
     bob.goto(&format!("{base}/my")).await;
     bob.wait("document.querySelector('#my-turn h2')", "bob's games").await;
+    bob.wait(FOLLOWED, "bob's events followed").await;
     assert!(!bob.eval("document.title").await.as_str().unwrap_or("").starts_with('('));
     let gravity = server
         .start_game("gravity", "standard", &[&alice_token, &bob_token], &["alice", "bob"])

@@ -40,7 +40,11 @@ export async function refreshCount() {
   showCount();
 }
 
-/** `listener(event)` hears every player event until the returned function is called. */
+/**
+ * `listener(event)` hears every player event until the returned function is
+ * called, and `listener(null)` once the stream is followed: whatever came
+ * before is in what the page fetches then.
+ */
 export function onPlayerEvent(listener) {
   listeners.add(listener);
   return () => listeners.delete(listener);
@@ -81,6 +85,15 @@ function sentence(kind, data) {
 }
 
 function receive(frame) {
+  if (frame.type === "ack" && frame.id === "player") {
+    // Followed from now on: an event committed between the page's own
+    // fetch and this moment came before the stream, so the page draws
+    // itself again. `data-player-stream` tells tests (and styles) so.
+    document.body.dataset.playerStream = "live";
+    refreshCount();
+    for (const listener of listeners) listener(null);
+    return;
+  }
   if (frame.type !== "player_event") return;
   const data = frame.data || {};
   const text = sentence(frame.kind, data);
@@ -110,6 +123,7 @@ function connect() {
   };
   ws.onclose = () => {
     socket = null;
+    delete document.body.dataset.playerStream;
     if (!session.token) return;
     failures += 1;
     retry = setTimeout(connect, Math.min(30000, 1000 * failures));
