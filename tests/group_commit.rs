@@ -246,6 +246,75 @@ async fn a_change_that_fails_half_way_fails_alone_and_leaves_nothing() {
     database.remove().await;
 }
 
+/// A change naming a game or a player that does not exist is refused and
+/// writes nothing, batched with good ones that commit. On PostgreSQL the
+/// logs have no foreign keys to games and players: the writer's guards (the
+/// game's guarded update, the player's stream counter) are what refuse it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_naming_a_missing_game_or_player_writes_nothing() {
+    let (database, store, alice, bob) = alice_and_bob().await;
+    let players = (alice.id, bob.id);
+    let mut ids = Vec::new();
+    for _ in 0..12 {
+        ids.push(store.create_game(a_game(players)).await.expect("a game"));
+    }
+    let (told_nobody, ids) = ids.split_first().expect("games");
+    let missing_game = ids.iter().max().expect("games") + 1_000;
+    let missing_player = bob.id + 1_000;
+    let mut to_nobody = a_move(*told_nobody, 1, 1, players);
+    to_nobody.player_events = vec![PlayerEvent::of(missing_player, "your_turn", &json!({ "ply": 1 }))];
+    let bad = [
+        (*told_nobody, to_nobody),
+        (missing_game, a_move(missing_game, 1, 1, players)),
+    ];
+    for round in 0..3_i64 {
+        // The bad changes among good ones: first, last, and alone.
+        let mut updates: Vec<(bool, GameUpdate)> = match round {
+            0 => bad.iter().map(|(_, u)| (true, u.clone())).collect(),
+            _ => Vec::new(),
+        };
+        if round < 2 {
+            let ply = round + 1;
+            updates.extend(ids.iter().map(|&id| (false, a_move(id, ply, ply, players))));
+        }
+        if round > 0 {
+            updates.extend(bad.iter().map(|(_, u)| (true, u.clone())));
+        }
+        let results = join_all(updates.into_iter().map(|(bad, u)| {
+            let store = store.clone();
+            async move { (bad, u.id, store.update_game(u).await) }
+        }))
+        .await;
+        for (bad, id, result) in results {
+            match (bad, result) {
+                (false, Ok(())) => {}
+                (true, Err(StoreError::Conflict)) if id == missing_game => {}
+                (true, Err(StoreError::NoSuchPlayer(player))) if id == *told_nobody && player == missing_player => {}
+                (bad, other) => panic!("game {id} (bad: {bad}): {other:?}"),
+            }
+        }
+    }
+    for (id, _) in bad {
+        assert!(store.moves(id, None).await.expect("moves").is_empty(), "game {id}");
+        let events = store.game_events(id, 0, 100).await.expect("events").len();
+        assert_eq!(events, usize::from(id == *told_nobody), "game {id}: only its creation");
+    }
+    assert!(store.game(missing_game).await.expect("read").is_none());
+    let record = store.game(*told_nobody).await.expect("read").expect("the game");
+    assert_eq!((record.row.ply, record.row.event_seq), (0, 1));
+    assert!(store
+        .player_events(missing_player, 0, 100)
+        .await
+        .expect("stream")
+        .is_empty());
+    for &id in ids {
+        let record = store.game(id).await.expect("read").expect("the game");
+        assert_eq!((record.row.ply, record.row.event_seq), (2, 3), "game {id}");
+    }
+    drop(store);
+    database.remove().await;
+}
+
 /// A player's stream reads back whole, in order and each event once, after
 /// every commit, however many events it gets: SQLite stores a player's new
 /// events in small tables that take turns and files them into the large

@@ -26,6 +26,10 @@ pub enum StoreError {
     /// one has: nothing was written.
     #[error("the player has taken a seat")]
     Played,
+    /// An event was addressed to a player who does not exist (no stream
+    /// counter numbers it): the change carrying it is refused, alone.
+    #[error("no player {0} to address an event to")]
+    NoSuchPlayer(i64),
     /// A unique constraint refused the write.
     #[error("unique constraint violated")]
     Unique,

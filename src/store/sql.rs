@@ -74,7 +74,7 @@ pub async fn insert_player_events<DB>(
     game_id: Option<i64>,
     events: &[PlayerEvent],
     now: i64,
-) -> Result<(), sqlx::Error>
+) -> StoreResult<()>
 where
     DB: SharedSql,
 {
@@ -84,8 +84,9 @@ where
         let seq: i64 = sqlx::query(NEXT_PLAYER_EVENT)
             .arg(event.player_id)
             .scalars()
-            .fetch_one(DB::connected(&mut **tx))
-            .await?;
+            .fetch_optional(DB::connected(&mut **tx))
+            .await?
+            .ok_or(StoreError::NoSuchPlayer(event.player_id))?;
         sqlx::query(INSERT_PLAYER_EVENT)
             .arg(event.player_id)
             .arg(seq)

@@ -83,7 +83,7 @@ impl<'a> PlainRows<'a> {
     ) -> StoreResult<Vec<NumberedPlayerEvent>> {
         let mut next: HashMap<i64, i64> = HashMap::with_capacity(self.shares.len());
         for (player, share) in &self.shares {
-            let last = counters.get(player).ok_or(StoreError::Conflict)?;
+            let last = counters.get(player).ok_or(StoreError::NoSuchPlayer(*player))?;
             next.insert(*player, last - share + 1);
         }
         let mut numbered = Vec::new();

@@ -182,7 +182,11 @@ async fn commit_batch(
             // opens another (not after a change's own refusal).
             if !matches!(
                 error,
-                StoreError::Conflict | StoreError::RatingsMoved | StoreError::TournamentMoved | StoreError::Unique
+                StoreError::Conflict
+                    | StoreError::RatingsMoved
+                    | StoreError::TournamentMoved
+                    | StoreError::Unique
+                    | StoreError::NoSuchPlayer(_)
             ) {
                 *writer = None;
             }
@@ -209,6 +213,13 @@ async fn commit_together(
         Some(connection) => connection,
         None => {
             let mut connection = pool.connect_options().connect().await?;
+            // Every statement of the writer finds its rows by their keys, a
+            // few hundred at most. A young database has no statistics yet,
+            // and PostgreSQL then planned the batch's update of the games
+            // as a scan of the whole table (dead rows included) at every
+            // batch: 15 µs a move, the writer's costliest statement
+            // (BENCHMARKS.md, fifteenth round). Its key is always the way.
+            sqlx::query("SET enable_seqscan = off").execute(&mut connection).await?;
             let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
                 .fetch_one(&mut connection)
                 .await?;

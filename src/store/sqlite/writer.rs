@@ -542,8 +542,7 @@ fn insert_player_events(tx: &mut Batch, game_id: Option<i64>, events: &[PlayerEv
     for event in events {
         let payload = event.stored_payload(game_id);
         if execute(tx, BUMP_PLAYER_EVENT, params![event.player_id])? != 1 {
-            // No such player: as `RETURNING` finding no row did.
-            return Err(ChangeError::Transaction(rusqlite::Error::QueryReturnedNoRows));
+            return Err(ChangeError::Own(StoreError::NoSuchPlayer(event.player_id)));
         }
         execute(tx, insert, params![event.player_id, event.kind, &*payload, now])?;
     }
