@@ -1,6 +1,9 @@
 //! PostgreSQL's writer for plain updates: a batch's updates that can be
 //! written with one statement per table, the rows they add, and those
-//! statements.
+//! statements. The statements that add game and player events serve every
+//! other change too, one change's events at a time: a statement per table,
+//! not per event, and one announcement (the triggers announce each
+//! statement's rows together).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -10,7 +13,7 @@ use sqlx::types::Json;
 use sqlx::{Postgres, Transaction};
 
 use crate::store::group_commit::Change;
-use crate::store::{Event, GameUpdate, NewMove, StoreError, StoreResult};
+use crate::store::{Event, GameUpdate, NewMove, PlayerEvent, StoreError, StoreResult};
 
 /// Splits a batch, by index, into the updates that can be written with one
 /// statement per table (no seat taken, no move taken back, no rating
@@ -47,19 +50,12 @@ pub fn split_plain(batch: &[Change]) -> (Vec<usize>, Vec<usize>) {
 /// for a backend to write with one statement per table.
 pub struct PlainRows<'a> {
     pub moves: Vec<(&'a GameUpdate, &'a NewMove)>,
-    /// `(update, seq, event)`, numbered after the update's `expected_seq`.
-    pub events: Vec<(&'a GameUpdate, i64, &'a Event)>,
-    /// How many events each player's stream receives, by player id (in
-    /// id order, the order their counters are moved).
-    pub shares: BTreeMap<i64, i64>,
+    pub events: Vec<GameEventRow<'a>>,
+    pub player_events: PlayerEventRows<'a>,
 }
 
 impl<'a> PlainRows<'a> {
     pub fn of(through: &[&'a GameUpdate]) -> PlainRows<'a> {
-        let mut shares = BTreeMap::new();
-        for event in through.iter().flat_map(|u| &u.player_events) {
-            *shares.entry(event.player_id).or_default() += 1;
-        }
         PlainRows {
             moves: through
                 .iter()
@@ -67,37 +63,89 @@ impl<'a> PlainRows<'a> {
                 .collect(),
             events: through
                 .iter()
-                .flat_map(|u| (u.expected_seq + 1..).zip(&u.events).map(move |(seq, e)| (*u, seq, e)))
+                .flat_map(|u| GameEventRow::numbered(u.id, u.expected_seq + 1, &u.events, u.now))
                 .collect(),
-            shares,
+            player_events: PlayerEventRows::of(
+                through
+                    .iter()
+                    .map(|u| PlayerEventsOf {
+                        game_id: Some(u.id),
+                        now: u.now,
+                        events: &u.player_events,
+                    })
+                    .collect(),
+            ),
         }
+    }
+}
+
+/// A row of `game_events`.
+pub struct GameEventRow<'a> {
+    pub game_id: i64,
+    pub seq: i64,
+    pub event: &'a Event,
+    pub now: i64,
+}
+
+impl<'a> GameEventRow<'a> {
+    /// A game's new events, numbered from `first_seq`.
+    pub fn numbered(game_id: i64, first_seq: i64, events: &'a [Event], now: i64) -> impl Iterator<Item = Self> {
+        (first_seq..).zip(events).map(move |(seq, event)| GameEventRow {
+            game_id,
+            seq,
+            event,
+            now,
+        })
+    }
+}
+
+/// The player events of one change: the game their payloads name (none
+/// for a tournament's) and when they happened.
+pub struct PlayerEventsOf<'a> {
+    pub game_id: Option<i64>,
+    pub now: i64,
+    pub events: &'a [PlayerEvent],
+}
+
+/// The player events of one or many changes, to be numbered by their
+/// players' counters.
+pub struct PlayerEventRows<'a> {
+    changes: Vec<PlayerEventsOf<'a>>,
+    /// How many events each player's stream receives, by player id (in
+    /// id order, the order their counters are moved).
+    shares: BTreeMap<i64, i64>,
+}
+
+impl<'a> PlayerEventRows<'a> {
+    pub fn of(changes: Vec<PlayerEventsOf<'a>>) -> PlayerEventRows<'a> {
+        let mut shares = BTreeMap::new();
+        for event in changes.iter().flat_map(|c| c.events) {
+            *shares.entry(event.player_id).or_default() += 1;
+        }
+        PlayerEventRows { changes, shares }
     }
 
     /// The player events, numbered: `counters` holds each player's counter
     /// after it was moved by its share, so their events take the numbers
-    /// just below it, in batch order. Each payload names its game.
-    pub fn player_events(
-        &self,
-        through: &[&GameUpdate],
-        counters: &HashMap<i64, i64>,
-    ) -> StoreResult<Vec<NumberedPlayerEvent>> {
+    /// just below it, in order. Each payload names its game.
+    fn numbered(&self, counters: &HashMap<i64, i64>) -> StoreResult<Vec<NumberedPlayerEvent>> {
         let mut next: HashMap<i64, i64> = HashMap::with_capacity(self.shares.len());
         for (player, share) in &self.shares {
             let last = counters.get(player).ok_or(StoreError::NoSuchPlayer(*player))?;
             next.insert(*player, last - share + 1);
         }
         let mut numbered = Vec::new();
-        for update in through {
-            for event in &update.player_events {
+        for change in &self.changes {
+            for event in change.events {
                 let seq = next.get_mut(&event.player_id).ok_or(StoreError::Conflict)?;
                 numbered.push(NumberedPlayerEvent {
                     player_id: event.player_id,
                     seq: *seq,
                     kind: event.kind,
                     payload: event
-                        .stored_json(Some(update.id))
+                        .stored_json(change.game_id)
                         .map_err(|error| StoreError::from(sqlx::Error::Encode(Box::new(error))))?,
-                    created_at: update.now,
+                    created_at: change.now,
                 });
                 *seq += 1;
             }
@@ -107,12 +155,12 @@ impl<'a> PlainRows<'a> {
 }
 
 /// A row of `player_events`.
-pub struct NumberedPlayerEvent {
-    pub player_id: i64,
-    pub seq: i64,
-    pub kind: &'static str,
-    pub payload: Box<RawValue>,
-    pub created_at: i64,
+struct NumberedPlayerEvent {
+    player_id: i64,
+    seq: i64,
+    kind: &'static str,
+    payload: Box<RawValue>,
+    created_at: i64,
 }
 
 /// Writes plain updates (see [`split_plain`]) with one statement per table,
@@ -130,12 +178,8 @@ pub async fn write(tx: &mut Transaction<'_, Postgres>, batch: &[&GameUpdate]) ->
     if !rows.moves.is_empty() {
         insert_moves(tx, &rows.moves).await?;
     }
-    if !rows.events.is_empty() {
-        insert_game_events(tx, &rows.events).await?;
-    }
-    if !rows.shares.is_empty() {
-        insert_player_events(tx, &rows, &through).await?;
-    }
+    insert_game_events(tx, &rows.events).await?;
+    insert_player_events(tx, &rows.player_events).await?;
     Ok(applied)
 }
 
@@ -181,24 +225,25 @@ async fn update_games(tx: &mut Transaction<'_, Postgres>, batch: &[&GameUpdate])
     .collect())
 }
 
-async fn insert_game_events(
-    tx: &mut Transaction<'_, Postgres>,
-    events: &[(&GameUpdate, i64, &Event)],
-) -> StoreResult<()> {
+/// Adds game events with one statement, however many (none: no statement).
+pub async fn insert_game_events(tx: &mut Transaction<'_, Postgres>, events: &[GameEventRow<'_>]) -> StoreResult<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
     sqlx::query(
         "INSERT INTO game_events (game_id, seq, kind, payload, created_at) \
          SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::text[], $4::jsonb[], $5::bigint[])",
     )
-    .bind(events.iter().map(|(u, _, _)| u.id).collect::<Vec<i64>>())
-    .bind(events.iter().map(|(_, seq, _)| *seq).collect::<Vec<i64>>())
-    .bind(events.iter().map(|(_, _, e)| e.kind).collect::<Vec<&str>>())
+    .bind(events.iter().map(|e| e.game_id).collect::<Vec<i64>>())
+    .bind(events.iter().map(|e| e.seq).collect::<Vec<i64>>())
+    .bind(events.iter().map(|e| e.event.kind).collect::<Vec<&str>>())
     .bind(
         events
             .iter()
-            .map(|(_, _, e)| Json(&*e.payload))
+            .map(|e| Json(&*e.event.payload))
             .collect::<Vec<Json<&RawValue>>>(),
     )
-    .bind(events.iter().map(|(u, _, _)| u.now).collect::<Vec<i64>>())
+    .bind(events.iter().map(|e| e.now).collect::<Vec<i64>>())
     .execute(&mut **tx)
     .await
     .map_err(StoreError::from_write)?;
@@ -235,11 +280,13 @@ async fn insert_moves(tx: &mut Transaction<'_, Postgres>, moves: &[(&GameUpdate,
     Ok(())
 }
 
-async fn insert_player_events(
-    tx: &mut Transaction<'_, Postgres>,
-    rows: &PlainRows<'_>,
-    through: &[&GameUpdate],
-) -> StoreResult<()> {
+/// Numbers players' events by their counters and adds them, with two
+/// statements however many (none: no statement). [`StoreError::NoSuchPlayer`]
+/// when an event's player has no counter.
+pub async fn insert_player_events(tx: &mut Transaction<'_, Postgres>, rows: &PlayerEventRows<'_>) -> StoreResult<()> {
+    if rows.shares.is_empty() {
+        return Ok(());
+    }
     // Each player's stream is numbered by its counter: one statement
     // moves every counter by its player's share.
     let counters: HashMap<i64, i64> = sqlx::query_as::<_, (i64, i64)>(
@@ -253,7 +300,7 @@ async fn insert_player_events(
     .await?
     .into_iter()
     .collect();
-    let numbered = rows.player_events(through, &counters)?;
+    let numbered = rows.numbered(&counters)?;
     sqlx::query(
         "INSERT INTO player_events (player_id, seq, kind, payload, created_at) \
          SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::text[], $4::jsonb[], $5::bigint[])",

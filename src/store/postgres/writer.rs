@@ -9,13 +9,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use sqlx::postgres::PgPool;
-use sqlx::types::Json;
 use sqlx::{Postgres, Transaction};
 
-use super::plain;
+use super::plain::{self, GameEventRow, PlayerEventRows, PlayerEventsOf};
 use crate::store::group_commit::{Change, Done, GroupCommit};
 use crate::store::{
-    sql, ConditionalWrite, Event, GameUpdate, NewGame, Outbox, StoreError, StoreResult, TournamentStep,
+    sql, ConditionalWrite, Event, GameUpdate, NewGame, Outbox, PlayerEvent, StoreError, StoreResult, TournamentStep,
 };
 
 /// Writes `update` inside `tx`. `Ok(false)` when its guard
@@ -86,10 +85,15 @@ async fn apply_update(tx: &mut Transaction<'_, Postgres>, update: &GameUpdate) -
     if let Some(write) = &update.conditional {
         write_conditional(tx, update.id, write, update.now).await?;
     }
-    insert_game_events(tx, update.id, update.expected_seq + 1, &update.events, update.now)
-        .await
-        .map_err(StoreError::from_write)?;
-    sql::insert_player_events(tx, Some(update.id), &update.player_events, update.now).await?;
+    insert_events(
+        tx,
+        update.id,
+        update.expected_seq + 1,
+        &update.events,
+        &update.player_events,
+        update.now,
+    )
+    .await?;
     sql::write_ratings(tx, &update.ratings).await?;
     if let Some(step) = &update.tournament {
         step_tournament(tx, step).await?;
@@ -139,7 +143,15 @@ async fn step_tournament(tx: &mut Transaction<'_, Postgres>, step: &TournamentSt
             .execute(&mut **tx)
             .await?;
     }
-    sql::insert_player_events(tx, None, &step.events, step.now).await?;
+    plain::insert_player_events(
+        tx,
+        &PlayerEventRows::of(vec![PlayerEventsOf {
+            game_id: None,
+            now: step.now,
+            events: &step.events,
+        }]),
+    )
+    .await?;
     Ok(())
 }
 
@@ -288,25 +300,27 @@ async fn apply_change(tx: &mut Transaction<'_, Postgres>, change: &Change) -> St
     })
 }
 
-async fn insert_game_events(
+/// Adds a change's game events, numbered from `first_seq`, and its players'
+/// events: a statement for each table however many, and so one
+/// announcement each (the triggers announce a statement's rows together).
+async fn insert_events(
     tx: &mut Transaction<'_, Postgres>,
     game_id: i64,
     first_seq: i64,
     events: &[Event],
+    player_events: &[PlayerEvent],
     now: i64,
-) -> Result<(), sqlx::Error> {
-    for (seq, event) in (first_seq..).zip(events) {
-        sqlx::query(sql::INSERT_GAME_EVENT)
-            .bind(game_id)
-            .bind(seq)
-            .bind(event.kind)
-            .bind(Json(&*event.payload))
-            .bind(now)
-            .execute(&mut **tx)
-            .await?;
-    }
-    Ok(())
+) -> StoreResult<()> {
+    let rows: Vec<GameEventRow> = GameEventRow::numbered(game_id, first_seq, events, now).collect();
+    plain::insert_game_events(tx, &rows).await?;
+    let player_rows = PlayerEventRows::of(vec![PlayerEventsOf {
+        game_id: Some(game_id),
+        now,
+        events: player_events,
+    }]);
+    plain::insert_player_events(tx, &player_rows).await
 }
+
 /// Moves players' notification cursors and creates their deliveries
 /// inside `tx`; how many cursors moved.
 async fn apply_notify(tx: &mut Transaction<'_, Postgres>, outboxes: &[Outbox], now: i64) -> StoreResult<usize> {
@@ -384,8 +398,7 @@ async fn apply_create(tx: &mut Transaction<'_, Postgres>, game: &NewGame) -> Sto
             return Err(StoreError::Conflict);
         }
     }
-    insert_game_events(tx, id, 1, &game.events, game.now).await?;
-    sql::insert_player_events(tx, Some(id), &game.player_events, game.now).await?;
+    insert_events(tx, id, 1, &game.events, &game.player_events, game.now).await?;
     Ok(id)
 }
 
