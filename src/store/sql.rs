@@ -2,7 +2,7 @@
 //! and the SQLite writer (rusqlite). Parameters are numbered `$n` in the
 //! order they appear, which both databases and both drivers bind by
 //! position. [`insert_player_events`] runs two of them for the sqlx side
-//! (PostgreSQL's writer, and the reminders sent outside the writers), and
+//! (the reminders, sent outside the writers, on either database), and
 //! [`write_ratings`] the rating changes of a game's end (PostgreSQL's
 //! writer; SQLite's runs the same statements through rusqlite). The reads
 //! every game makes are here too, for the same reason: sqlx's pool runs
@@ -66,12 +66,13 @@ pub const INSERT_DELIVERY: &str = "INSERT INTO deliveries (player_id, event_seq,
      next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, 'pending', 0, $5, $6, $6) \
      ON CONFLICT (player_id, event_seq, channel) DO NOTHING";
 
-/// Numbers and stores player events inside `tx`, each payload naming its
-/// game (if any: a tournament's own events name none). Players are locked
-/// in id order so two transactions cannot deadlock.
+/// Numbers and stores player events inside `tx`, each payload naming the
+/// game `game_id`. Players are locked in id order so two transactions
+/// cannot deadlock. (PostgreSQL's writer numbers a batch's events with its
+/// array statements instead: `postgres/plain.rs`.)
 pub async fn insert_player_events<DB>(
     tx: &mut Transaction<'_, DB>,
-    game_id: Option<i64>,
+    game_id: i64,
     events: &[PlayerEvent],
     now: i64,
 ) -> StoreResult<()>
@@ -93,7 +94,7 @@ where
             .arg(event.kind)
             .arg(
                 event
-                    .stored_json(game_id)
+                    .stored_json(Some(game_id))
                     .map_err(|error| sqlx::Error::Encode(Box::new(error)))?,
             )
             .arg(now)

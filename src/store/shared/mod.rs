@@ -401,7 +401,7 @@ impl<B: Backend> ClockStore for B {
             return Ok(false);
         }
         let events = std::slice::from_ref(&reminder.event);
-        sql::insert_player_events(&mut tx, Some(reminder.game_id), events, reminder.now).await?;
+        sql::insert_player_events(&mut tx, reminder.game_id, events, reminder.now).await?;
         tx.commit().await?;
         Ok(true)
     }
