@@ -4,7 +4,8 @@
 //! written by `writer.rs` on a thread of its own; this process's other
 //! writes take turns with it through one [`WriteGate`]. The reads every
 //! game makes run on the thread that asks (`direct.rs`), the others in
-//! sqlx's pool.
+//! sqlx's pool. The bundled SQLite itself is compiled with the flags of
+//! `.cargo/config.toml`, which say why; the test at the end holds them.
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -101,5 +102,28 @@ impl SqliteStore {
             commits,
         };
         Ok(SqliteStore { core, gate, direct })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `.cargo/config.toml` compiles SQLite with more lookaside and without
+    /// the shared page cache: a build that lost them would still pass every
+    /// other test, and quietly cost each move more.
+    #[test]
+    fn sqlite_is_compiled_as_configured() {
+        let connection = rusqlite::Connection::open_in_memory().expect("an in-memory database");
+        let options: Vec<String> = connection
+            .prepare("PRAGMA compile_options")
+            .and_then(|mut statement| statement.query_map([], |row| row.get(0))?.collect())
+            .expect("the compile options");
+        assert!(
+            options.iter().any(|option| option == "DEFAULT_LOOKASIDE=1200,500"),
+            "{options:?}"
+        );
+        assert!(
+            !options.iter().any(|option| option == "ENABLE_MEMORY_MANAGEMENT"),
+            "{options:?}"
+        );
     }
 }
