@@ -99,6 +99,18 @@ fn a_move(id: i64, expected_seq: i64, ply: i64, players: (i64, i64)) -> GameUpda
     }
 }
 
+/// The notations of game `id`'s stored moves, in order.
+async fn notations(store: &Arc<dyn Store>, id: i64) -> Vec<String> {
+    let moves = store.moves(id, None).await.expect("moves");
+    moves.into_iter().map(|m| m.notation).collect()
+}
+
+/// The numbers of `player`'s events, in order.
+async fn stream(store: &Arc<dyn Store>, player: i64) -> Vec<i64> {
+    let events = store.player_events(player, 0, 10_000).await.expect("a stream");
+    events.iter().map(|e| e.seq).collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_games_share_transactions_and_each_keeps_its_guard() {
     // Two players in every game: their streams receive events from many
@@ -156,14 +168,7 @@ async fn many_games_share_transactions_and_each_keeps_its_guard() {
     for &id in ids {
         let record = store.game(id).await.expect("read").expect("the game");
         assert_eq!((record.row.ply, record.row.event_seq), (3, 4), "game {id}");
-        let moves: Vec<String> = store
-            .moves(id, None)
-            .await
-            .expect("moves")
-            .into_iter()
-            .map(|m| m.notation)
-            .collect();
-        assert_eq!(moves, ["a1", "a2", "a3"], "game {id}");
+        assert_eq!(notations(&store, id).await, ["a1", "a2", "a3"], "game {id}");
         let seqs: Vec<i64> = store
             .game_events(id, 0, 100)
             .await
@@ -239,17 +244,19 @@ async fn a_change_that_fails_half_way_fails_alone_and_leaves_nothing() {
     assert_eq!(store.game_events(broken, 0, 100).await.expect("events").len(), 1);
     // The good moves told alice nothing and bob once each: his stream has
     // no hole where the failed change's event was numbered.
-    let events = store.player_events(bob.id, 0, 1_000).await.expect("stream");
-    let seqs: Vec<i64> = events.iter().map(|e| e.seq).collect();
-    assert_eq!(seqs, (1..=ids.len() as i64 - 1).collect::<Vec<_>>());
+    assert_eq!(
+        stream(&store, bob.id).await,
+        (1..=ids.len() as i64 - 1).collect::<Vec<_>>()
+    );
     drop(store);
     database.remove().await;
 }
 
 /// A change naming a game or a player that does not exist is refused and
-/// writes nothing, batched with good ones that commit. On PostgreSQL the
-/// logs have no foreign keys to games and players: the writer's guards (the
-/// game's guarded update, the player's stream counter) are what refuse it.
+/// writes nothing, batched with good ones that commit. The logs have no
+/// foreign keys to games and players: the writer's guards (the game's
+/// guarded update, the player's stream counter) are what refuse it. A
+/// move's player keeps its foreign key, which refuses a move by nobody.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_change_naming_a_missing_game_or_player_writes_nothing() {
     let (database, store, alice, bob) = alice_and_bob().await;
@@ -259,12 +266,16 @@ async fn a_change_naming_a_missing_game_or_player_writes_nothing() {
         ids.push(store.create_game(a_game(players)).await.expect("a game"));
     }
     let (told_nobody, ids) = ids.split_first().expect("games");
+    let (moved_by_nobody, ids) = ids.split_first().expect("games");
     let missing_game = ids.iter().max().expect("games") + 1_000;
     let missing_player = bob.id + 1_000;
     let mut to_nobody = a_move(*told_nobody, 1, 1, players);
     to_nobody.player_events = vec![PlayerEvent::of(missing_player, "your_turn", &json!({ "ply": 1 }))];
+    let mut by_nobody = a_move(*moved_by_nobody, 1, 1, players);
+    by_nobody.insert_moves[0].player_id = missing_player;
     let bad = [
         (*told_nobody, to_nobody),
+        (*moved_by_nobody, by_nobody),
         (missing_game, a_move(missing_game, 1, 1, players)),
     ];
     for round in 0..3_i64 {
@@ -290,6 +301,7 @@ async fn a_change_naming_a_missing_game_or_player_writes_nothing() {
                 (false, Ok(())) => {}
                 (true, Err(StoreError::Conflict)) if id == missing_game => {}
                 (true, Err(StoreError::NoSuchPlayer(player))) if id == *told_nobody && player == missing_player => {}
+                (true, Err(_)) if id == *moved_by_nobody => {}
                 (bad, other) => panic!("game {id} (bad: {bad}): {other:?}"),
             }
         }
@@ -297,11 +309,13 @@ async fn a_change_naming_a_missing_game_or_player_writes_nothing() {
     for (id, _) in bad {
         assert!(store.moves(id, None).await.expect("moves").is_empty(), "game {id}");
         let events = store.game_events(id, 0, 100).await.expect("events").len();
-        assert_eq!(events, usize::from(id == *told_nobody), "game {id}: only its creation");
+        assert_eq!(events, usize::from(id != missing_game), "game {id}: only its creation");
     }
     assert!(store.game(missing_game).await.expect("read").is_none());
-    let record = store.game(*told_nobody).await.expect("read").expect("the game");
-    assert_eq!((record.row.ply, record.row.event_seq), (0, 1));
+    for id in [told_nobody, moved_by_nobody] {
+        let record = store.game(*id).await.expect("read").expect("the game");
+        assert_eq!((record.row.ply, record.row.event_seq), (0, 1), "game {id}");
+    }
     assert!(store
         .player_events(missing_player, 0, 100)
         .await
@@ -482,17 +496,15 @@ async fn a_game_update_writes_the_whole_row_or_nothing() {
     database.remove().await;
 }
 
-/// The migration that moved the players' stream counters off `players`
-/// (`*_player_streams.sql`) keeps every player's numbers: a database at the
-/// schema before it, with counters that had moved, is migrated when the
-/// store connects, and the streams go on from where they were.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_stream_counters_keep_their_numbers_across_their_migration() {
-    const STREAMS: &str = "20261206100000_player_streams.sql";
+/// A database at the schema before the migration named `*_{name}` in this
+/// backend's `migrations/` directory (which must hold one), with `rows`
+/// (SQL statements) written at that schema: the store migrates the rest
+/// when it connects.
+async fn a_database_before(name: &str, rows: &[&str]) -> Database {
     let database = Database::new().await;
     let backend = if database.is_postgres() { "postgres" } else { "sqlite" };
     // The migrations before it, alone in a directory of their own.
-    let before = std::env::temp_dir().join(format!("tavoliere-migrations-{}", std::process::id()));
+    let before = std::env::temp_dir().join(format!("tavoliere-migrations-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&before).expect("a directory");
     let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("migrations")
@@ -502,36 +514,53 @@ async fn the_stream_counters_keep_their_numbers_across_their_migration() {
         .flatten()
         .map(|e| e.path())
         .collect();
-    assert!(files.iter().any(|f| f.ends_with(STREAMS)), "{files:?}");
-    files.retain(|f| {
-        f.file_name()
-            .is_some_and(|name| name.to_string_lossy().as_ref() < STREAMS)
-    });
+    let file_name = |f: &std::path::PathBuf| f.file_name().map(|n| n.to_string_lossy().into_owned());
+    let file = files
+        .iter()
+        .filter_map(file_name)
+        .find(|f| f.ends_with(&format!("_{name}")))
+        .unwrap_or_else(|| panic!("no migration *_{name} in {files:?}"));
+    files.retain(|f| file_name(f).is_some_and(|f| f < file));
     for file in &files {
         std::fs::copy(file, before.join(file.file_name().expect("a name"))).expect("copied");
     }
     let migrator = sqlx::migrate::Migrator::new(before.as_path())
         .await
         .expect("the migrations before");
-    // alice's stream at 7, 5 of them notified; bob's at 3, all notified.
-    let old_players = "INSERT INTO players (name, name_key, password_hash, event_seq, notify_seq, created_at) \
-                       VALUES ('alice', 'alice', 'x', 7, 5, 0), ('bob', 'bob', 'x', 3, 3, 0)";
     if database.is_postgres() {
         let pool = sqlx::PgPool::connect(&database.url).await.expect("PostgreSQL");
         migrator.run(&pool).await.expect("migrated to the schema before");
-        sqlx::query(old_players).execute(&pool).await.expect("players");
+        for row in rows {
+            sqlx::query(row).execute(&pool).await.expect(row);
+        }
         pool.close().await;
     } else {
         use std::str::FromStr;
         let options = sqlx::sqlite::SqliteConnectOptions::from_str(&database.url)
             .expect("a SQLite URL")
-            .create_if_missing(true);
+            .create_if_missing(true)
+            .foreign_keys(true);
         let pool = sqlx::SqlitePool::connect_with(options).await.expect("SQLite");
         migrator.run(&pool).await.expect("migrated to the schema before");
-        sqlx::query(old_players).execute(&pool).await.expect("players");
+        for row in rows {
+            sqlx::query(row).execute(&pool).await.expect(row);
+        }
         pool.close().await;
     }
     std::fs::remove_dir_all(&before).expect("removed");
+    database
+}
+
+/// The migration that moved the players' stream counters off `players`
+/// (`*_player_streams.sql`) keeps every player's numbers: a database at the
+/// schema before it, with counters that had moved, is migrated when the
+/// store connects, and the streams go on from where they were.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_stream_counters_keep_their_numbers_across_their_migration() {
+    // alice's stream at 7, 5 of them notified; bob's at 3, all notified.
+    let old_players = "INSERT INTO players (name, name_key, password_hash, event_seq, notify_seq, created_at) \
+                       VALUES ('alice', 'alice', 'x', 7, 5, 0), ('bob', 'bob', 'x', 3, 3, 0)";
+    let database = a_database_before("player_streams.sql", &[old_players]).await;
 
     let store = store::connect(&database.url).await.expect("the store migrates it");
     let alice = store.player_by_name("alice").await.expect("read").expect("alice");
@@ -556,14 +585,51 @@ async fn the_stream_counters_keep_their_numbers_across_their_migration() {
     assert_eq!(store.player_event_seq(bob.id).await.expect("seq"), 4);
     assert_eq!(store.player_event_seq(alice.id).await.expect("seq"), 8);
     assert_eq!(store.player_event_seq(carol.id).await.expect("seq"), 0);
-    let bobs: Vec<i64> = store
-        .player_events(bob.id, 0, 10)
+    assert_eq!(
+        stream(&store, bob.id).await,
+        [4],
+        "the events before the migration were never stored here"
+    );
+    drop(store);
+    database.remove().await;
+}
+
+/// The migration that took the logs' foreign keys to games and players off
+/// (`*_log_guards.sql`; on SQLite the tables built again, their rows copied)
+/// keeps every move and event: a game played before it reads back whole,
+/// and goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_logs_keep_their_rows_across_their_migration() {
+    let rows = [
+        "INSERT INTO players (name, name_key, password_hash, created_at) VALUES ('alice', 'alice', 'x', 0), ('bob', 'bob', 'x', 0)",
+        "INSERT INTO player_streams (player_id, event_seq) SELECT id, 1 FROM players",
+        "INSERT INTO games (game, variant, status, public, ply, to_move, event_seq, created_by, created_at, updated_at) \
+         SELECT 'gravity', 'standard', 'active', TRUE, 2, 0, 3, id, 0, 2 FROM players WHERE name = 'alice'",
+        "INSERT INTO seats (game_id, seat, player_id) SELECT (SELECT max(id) FROM games), seat, id \
+         FROM (SELECT 0 AS seat, 'alice' AS name UNION ALL SELECT 1, 'bob') s JOIN players USING (name)",
+        "INSERT INTO moves (game_id, ply, seat, player_id, notation, created_at) \
+         SELECT (SELECT max(id) FROM games), ply, ply - 1, id, notation, ply FROM \
+         (SELECT 1 AS ply, 'a1' AS notation, 'alice' AS name UNION ALL SELECT 2, 'b1', 'bob') m JOIN players USING (name)",
+        "INSERT INTO game_events (game_id, seq, kind, payload, created_at) SELECT (SELECT max(id) FROM games), seq, kind, '{}', seq \
+         FROM (SELECT 1 AS seq, 'created' AS kind UNION ALL SELECT 2, 'move' UNION ALL SELECT 3, 'move') e",
+        "INSERT INTO player_events (player_id, seq, kind, payload, created_at) SELECT id, 1, 'your_turn', '{}', 1 FROM players",
+    ];
+    let database = a_database_before("log_guards.sql", &rows).await;
+    let store = store::connect(&database.url).await.expect("the store migrates it");
+    let alice = store.player_by_name("alice").await.expect("read").expect("alice");
+    let bob = store.player_by_name("bob").await.expect("read").expect("bob");
+    // The database's only game.
+    let id = 1;
+    assert_eq!(notations(&store, id).await, ["a1", "b1"]);
+    assert_eq!(store.game_events(id, 0, 100).await.expect("events").len(), 3);
+    // The game goes on from where it was, and so do the streams.
+    store
+        .update_game(a_move(id, 3, 3, (alice.id, bob.id)))
         .await
-        .expect("stream")
-        .iter()
-        .map(|e| e.seq)
-        .collect();
-    assert_eq!(bobs, [4], "the events before the migration were never stored here");
+        .expect("a move");
+    assert_eq!(store.moves(id, None).await.expect("moves").len(), 3);
+    assert_eq!(store.game_events(id, 0, 100).await.expect("events").len(), 4);
+    assert_eq!(stream(&store, bob.id).await, [1, 2]);
     drop(store);
     database.remove().await;
 }
