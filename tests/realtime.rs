@@ -631,6 +631,20 @@ async fn too_many_messages_are_rate_limited_and_too_large_ones_refused() {
     teardown(database, server).await;
 }
 
+/// The server reads a socket 1 KiB at a time (`http/realtime.rs`): a message
+/// longer than that, under the size limit, is read whole over several reads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_longer_than_the_read_buffer_is_read_whole() {
+    let (database, server) = setup().await;
+    let mut socket = connect(&server, None).await;
+    let id = "x".repeat(3_000);
+    socket.send(json!({ "type": "ping", "id": id })).await;
+    let frame = socket.next().await;
+    assert_eq!(frame["type"], "pong", "{frame}");
+    assert_eq!(frame["id"], id);
+    teardown(database, server).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn heartbeats_close_a_dead_peer_and_keep_a_live_one() {
     // Pings every 100 ms; silent for 1.5 s is dead. The live client answers
