@@ -481,7 +481,7 @@ async fn forward_game(
             }
             last_seq = seq;
         }
-        if out.send(text(frame.text.as_ref())).await.is_err() {
+        if out.send(Message::Text(frame.text)).await.is_err() {
             return;
         }
     }

@@ -65,10 +65,19 @@ pub fn winner_seats(outcome: &Value) -> impl Iterator<Item = i64> + '_ {
         .filter_map(Value::as_i64)
 }
 
+/// Whether clients read an event of `kind` with its payload as stored:
+/// every kind but those whose outcome [`event_payload`] rewords.
+pub fn read_as_stored(kind: &str) -> bool {
+    !matches!(kind, "finished" | "game_over")
+}
+
 /// An event's payload as clients read it: the outcome of a `finished`
 /// event (flattened in it) or of a `game_over` notice (its `outcome`) in
 /// this vocabulary; any other payload as stored.
 pub fn event_payload(kind: &str, payload: &Value) -> Value {
+    if read_as_stored(kind) {
+        return payload.clone();
+    }
     match kind {
         "finished" if payload.get("winners").is_some() => outcome(payload, None),
         "game_over" if payload.get("outcome").is_some() => {
