@@ -79,8 +79,8 @@ impl EventFrame {
 /// [`EventFrame`] of the entry read back (the payload's keys in the order
 /// printed rather than sorted), without reading the payload into a
 /// `Value` and printing it again, which was most of what a move's frame
-/// cost to make (17.6k instructions, now 5.6k; issue 26). A payload the views reword
-/// ([`read_as_stored`]) takes [`EventFrame`]'s way.
+/// cost to make (17.6k instructions, now 5.6k; issue 26). A payload the
+/// views reword ([`read_as_stored`]) takes [`EventFrame`]'s way.
 #[derive(Serialize)]
 struct LiveEventFrame<'a> {
     r#type: &'static str,
