@@ -164,6 +164,9 @@ async fn plays_over_websocket_and_times_the_opponents_frames() {
     let commit = report.commit_to_frame.expect("commit to frame timed");
     let send = report.send_to_frame.expect("send to frame timed");
     assert!(commit.count > 0 && send.count > 0);
+    // Lean: the sockets followed each game from its last join's event
+    // number, so a snapshot would be a socket that lagged.
+    assert_eq!(report.resyncs, 0, "{report:?}");
     let check = report.verification.expect("verified");
     assert!(check.passed, "{check}");
     assert_eq!(check.moves_stored, report.moves_acked);

@@ -219,11 +219,25 @@ async fn a_client_that_missed_three_moves_resumes_with_since_and_gets_exactly_th
     }
     assert_eq!(ack["result"]["seq"], seen + 3);
 
+    // Up to date (`since` = the current seq, as a lean join answers it):
+    // neither a snapshot nor an event; the next move comes live.
+    let mut current = connect(&server, None).await;
+    let (frames, ack) = current.subscribe(id, Some(seen + 3)).await;
+    assert!(frames.iter().all(|f| f["type"] == "presence"), "{frames:?}");
+    assert_eq!(ack["result"]["seq"], seen + 3);
+    let (_, state) = server.get(&format!("/games/{id}"), None).await;
+    let next = state["legal"][0].as_str().expect("a legal move");
+    let (status, body) = server.play(id, &alice, next, 4).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let event = current.event("move").await;
+    assert_eq!(event["seq"], seen + 4, "{event}");
+    assert_eq!(event["data"]["move"], next, "{event}");
+
     // A `since` beyond the log gets a snapshot instead.
     let mut other = connect(&server, None).await;
     let (frames, _) = other.subscribe(id, Some(seen + 100)).await;
     assert_eq!(frames[0]["type"], "snapshot");
-    assert_eq!(frames[0]["seq"], seen + 3);
+    assert_eq!(frames[0]["seq"], seen + 4);
     teardown(database, server).await;
 }
 

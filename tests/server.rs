@@ -382,15 +382,34 @@ async fn play_lean(
     ply: i64,
     query: &str,
 ) -> (StatusCode, Option<String>, Value) {
-    let response = server
-        .client
-        .post(server.url(&format!("/games/{id}/moves{query}")))
-        .bearer_auth(token)
-        .header("Prefer", "return=minimal")
-        .json(&json!({ "move": mv, "ply": ply }))
-        .send()
-        .await
-        .expect("request sent");
+    let path = format!("/games/{id}/moves{query}");
+    post_preferring(
+        server,
+        &path,
+        token,
+        Some(json!({ "move": mv, "ply": ply })),
+        Some("return=minimal"),
+    )
+    .await
+}
+
+/// `POST path` with `body` (none: no body) and the `Prefer` header
+/// `prefer`: the status, the `Preference-Applied` header and the body.
+async fn post_preferring(
+    server: &TestServer,
+    path: &str,
+    token: &str,
+    body: Option<Value>,
+    prefer: Option<&str>,
+) -> (StatusCode, Option<String>, Value) {
+    let mut request = server.client.post(server.url(path)).bearer_auth(token);
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    if let Some(prefer) = prefer {
+        request = request.header("Prefer", prefer);
+    }
+    let response = request.send().await.expect("request sent");
     let status = response.status();
     let applied = response
         .headers()
@@ -485,6 +504,128 @@ async fn a_lean_move_answer_carries_the_move_and_where_the_game_stands() {
     assert_eq!(last["legal"], json!([]), "{last}");
     assert_eq!(last["seq"], state["seq"], "{last}");
     assert_eq!(last["ply"], line.len(), "{last}");
+    teardown(database, server).await;
+}
+
+/// The fields of a lean answer to an action on a game, and those it leaves
+/// out.
+const LEAN_GAME_FIELDS: [&str; 9] = [
+    "id",
+    "game",
+    "variant",
+    "status",
+    "ply",
+    "to_move",
+    "your_seat",
+    "seq",
+    "outcome",
+];
+
+/// A lean answer (`lean`) says of the game what the full state (`full`)
+/// does, field by field, and nothing of its position, seats or clock.
+fn assert_lean_as_full(lean: &Value, full: &Value, legal: bool) {
+    for field in LEAN_GAME_FIELDS {
+        assert_eq!(lean[field], full[field], "{field}: {lean} against {full}");
+    }
+    for absent in [
+        "view",
+        "seats",
+        "clock",
+        "offers",
+        "last_move",
+        "to_move_player",
+        "past",
+    ] {
+        assert!(lean.get(absent).is_none(), "{absent} in {lean}");
+    }
+    match legal {
+        true => assert_eq!(lean["legal"], full["legal"], "{lean}"),
+        false => assert!(lean.get("legal").is_none(), "{lean}"),
+    }
+    let fields = lean.as_object().expect("an object").len();
+    assert!(fields <= LEAN_GAME_FIELDS.len() + 2, "{lean}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lean_answer_to_an_action_on_a_game_says_where_it_stands() {
+    let (database, server) = setup().await;
+    let alice = server.register("alice").await;
+    let bob = server.register("bob").await;
+    let minimal = Some("return=minimal");
+
+    // Created: 201, marked, the creator's seat, the game's event number.
+    let new_game = json!({ "game": "gravity", "variant": "standard", "opponents": ["bob"] });
+    let (status, applied, created) = post_preferring(&server, "/games", &alice, Some(new_game.clone()), minimal).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    assert_eq!(applied.as_deref(), Some("return=minimal"));
+    let id = created["id"].as_i64().expect("an id");
+    let (_, full) = server.get(&format!("/games/{id}"), Some(&alice)).await;
+    assert_lean_as_full(&created, &full, false);
+    assert_eq!(created["status"], "open", "{created}");
+    assert_eq!(created["your_seat"], 0, "{created}");
+
+    // A bad `legal` is refused before anything is done: bob is not seated.
+    let (status, _, bad) =
+        post_preferring(&server, &format!("/games/{id}/join?legal=maybe"), &bob, None, minimal).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+    let (_, still) = server.get(&format!("/games/{id}"), Some(&bob)).await;
+    assert_eq!(still["status"], "open", "{still}");
+    assert_eq!(still["seq"], full["seq"], "{still}");
+
+    // Joined, with the legal moves: the game starts, its first moves listed.
+    let (status, applied, joined) =
+        post_preferring(&server, &format!("/games/{id}/join?legal=true"), &bob, None, minimal).await;
+    assert_eq!(status, StatusCode::OK, "{joined}");
+    assert_eq!(applied.as_deref(), Some("return=minimal"));
+    let (_, full) = server.get(&format!("/games/{id}"), Some(&bob)).await;
+    assert_lean_as_full(&joined, &full, true);
+    assert_eq!(joined["status"], "active", "{joined}");
+    assert_eq!(joined["your_seat"], 1, "{joined}");
+    assert!(!joined["legal"].as_array().expect("legal moves").is_empty(), "{joined}");
+
+    // A draw offered leanly, then declined and offered again without the
+    // preference, or with another one: the whole state, unmarked.
+    let (status, _, offered) = post_preferring(&server, &format!("/games/{id}/draw/yes"), &alice, None, minimal).await;
+    assert_eq!(status, StatusCode::OK, "{offered}");
+    let (_, full) = server.get(&format!("/games/{id}"), Some(&alice)).await;
+    assert_lean_as_full(&offered, &full, false);
+    let unmarked = [
+        (&bob, "no", None, json!([])),
+        (&alice, "yes", Some("return=representation"), json!([0])),
+    ];
+    for (token, answer, prefer, offers) in unmarked {
+        let path = format!("/games/{id}/draw/{answer}");
+        let (status, applied, whole) = post_preferring(&server, &path, token, None, prefer).await;
+        assert_eq!(status, StatusCode::OK, "{whole}");
+        assert!(applied.is_none(), "{applied:?}");
+        assert!(whole["view"]["board"]["cells"].is_array(), "{whole}");
+        assert_eq!(whole["offers"]["draw"], offers, "{whole}");
+    }
+
+    // Resigned: finished, with the outcome the full state shows, no moves.
+    let (status, _, resigned) = post_preferring(
+        &server,
+        &format!("/games/{id}/resign?legal=true"),
+        &alice,
+        None,
+        minimal,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{resigned}");
+    let (_, full) = server.get(&format!("/games/{id}"), Some(&alice)).await;
+    assert_lean_as_full(&resigned, &full, true);
+    assert_eq!(resigned["status"], "finished", "{resigned}");
+    assert_eq!(resigned["legal"], json!([]), "{resigned}");
+    assert!(resigned["outcome"]["winners"].is_array(), "{resigned}");
+
+    // A private game's lean answer keeps its invitation code for its creator.
+    let private = json!({ "game": "gravity", "variant": "standard", "public": false });
+    let (status, _, hidden) = post_preferring(&server, "/games", &alice, Some(private), minimal).await;
+    assert_eq!(status, StatusCode::CREATED, "{hidden}");
+    let hidden_id = hidden["id"].as_i64().expect("an id");
+    let (_, full) = server.get(&format!("/games/{hidden_id}"), Some(&alice)).await;
+    assert_eq!(hidden["invite_code"], full["invite_code"], "{hidden}");
+    assert!(hidden["invite_code"].is_string(), "{hidden}");
     teardown(database, server).await;
 }
 

@@ -75,6 +75,7 @@ pub const MAX_CHAT_LEN: usize = 1000;
 const ATTEMPTS: usize = 4;
 
 pub use crate::domain::now;
+pub use crate::views::AnswerShape;
 
 // A new game, as its creator asks for it: the body of `POST /games`, named
 // `NewGameRequest` in the API's schemas (a plain comment, so that the
@@ -123,17 +124,6 @@ pub struct MoveCommand {
     pub ply: i64,
     /// A note to the opponents, kept with the move.
     pub message: Option<String>,
-}
-
-/// What a player wants back from a move: the whole game (people's clients),
-/// or the lean answer (scripts and bots), with the legal moves or without.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum AnswerShape {
-    #[default]
-    Full,
-    Lean {
-        legal: bool,
-    },
 }
 
 /// How clocks are kept: the length of a day and when reminders go out.

@@ -10,11 +10,11 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::error::{Error, Result};
 use super::players::{event_list, EventList};
-use super::prefer::{ReturnMinimal, PREFERENCE_APPLIED, RETURN_MINIMAL};
+use super::prefer::{shaped_answer, LegalQuery, PreferHeader, ReturnMinimal, Shaped};
 use super::{params, AppState, Auth, Json, MaybeAuth, Path, Query};
 use crate::domain::{GameStatus, InviteCode};
-use crate::games::{AnswerShape, Lobby, MoveCommand, NewGameCommand};
-use crate::views::{board, record, GameState, GameSummary, MoveRecord, MoveReply};
+use crate::games::{Lobby, MoveCommand, NewGameCommand};
+use crate::views::{board, record, AnswerShape, GameReply, GameState, GameSummary, MoveRecord, MoveReply};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -34,19 +34,31 @@ pub fn router() -> Router<AppState> {
         .route("/games/{id}/events", get(events))
 }
 
+/// `state` with `status`, whole or lean as asked (see [`GameReply`]).
+fn game_answer(status: StatusCode, state: GameState, shape: AnswerShape) -> Response {
+    let reply = GameReply::shaped(state, shape);
+    shaped_answer(status, &reply, reply.is_lean())
+}
+
 /// Creates a game; the creator sits at `seat`, named opponents are invited,
 /// other seats are open to anyone. It starts when every seat is filled.
-#[utoipa::path(post, path = "/api/v1/games", tag = "games", security(("bearer" = [])), request_body = NewGameCommand,
-    responses((status = 201, body = GameState), (status = 400), (status = 401), (status = 422)))]
+/// With `Prefer: return=minimal` the answer is the lean one (the game's id,
+/// status, ply, player to move, the asker's seat and the event number; the
+/// legal moves with `?legal=true`), as for every action on a game below.
+#[utoipa::path(post, path = "/api/v1/games", tag = "games", security(("bearer" = [])), params(PreferHeader, LegalQuery),
+    request_body = NewGameCommand,
+    responses((status = 201, body = GameReply), (status = 400), (status = 401), (status = 422)))]
 async fn create(
     State(state): State<AppState>,
     Auth(player): Auth,
+    Shaped(shape): Shaped,
     Json(body): Json<NewGameCommand>,
-) -> Result<(StatusCode, Json<GameState>)> {
+) -> Result<Response> {
     if body.opponents.len() > 16 {
         return Err(Error::unprocessable("too_many_opponents", "at most 16 opponents"));
     }
-    Ok((StatusCode::CREATED, Json(state.games.create(&player, body).await?)))
+    let created = state.games.create(&player, body).await?;
+    Ok(game_answer(StatusCode::CREATED, created, shape))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -178,22 +190,26 @@ pub struct JoinQuery {
     /// A private game's invitation code, as in its invitation link.
     #[param(value_type = Option<String>, pattern = "^[0-9a-f]{32}$")]
     code: Option<InviteCode>,
+    /// As for every lean answer ([`LegalQuery`]).
+    legal: Option<bool>,
 }
 
 /// Takes an open seat, or accepts an invitation. A private game's open
 /// seat needs its invitation code (in the body or the query); without it
 /// the game is not found, as for a missing id.
-#[utoipa::path(post, path = "/api/v1/games/{id}/join", tag = "games", security(("bearer" = [])), params(("id" = i64, Path), JoinQuery),
+#[utoipa::path(post, path = "/api/v1/games/{id}/join", tag = "games", security(("bearer" = [])),
+    params(("id" = i64, Path), PreferHeader, JoinQuery),
     request_body(content = Option<JoinRequest>, description = "optional: no body, or `null`, takes the invited or first open seat"),
-    responses((status = 200, body = GameState), (status = 400), (status = 401), (status = 403), (status = 404),
+    responses((status = 200, body = GameReply), (status = 400), (status = 401), (status = 403), (status = 404),
         (status = 409), (status = 429)))]
 async fn join(
     State(state): State<AppState>,
     Auth(player): Auth,
     Path(id): Path<i64>,
+    prefer: ReturnMinimal,
     Query(query): Query<JoinQuery>,
     body: std::result::Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
-) -> Result<Json<GameState>> {
+) -> Result<Response> {
     let body = body.map_err(|r| {
         if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
             Error::PayloadTooLarge("the request body is too large".to_owned())
@@ -209,22 +225,26 @@ async fn join(
         super::error::from_json_body::<Option<JoinRequest>>(&body)?.unwrap_or_default()
     };
     let code = request.code.or(query.code);
-    Ok(Json(state.games.join(&player, id, request.seat, code.as_ref()).await?))
+    let joined = state.games.join(&player, id, request.seat, code.as_ref()).await?;
+    let shape = prefer.shape(&LegalQuery { legal: query.legal });
+    Ok(game_answer(StatusCode::OK, joined, shape))
 }
 
 /// Refuses an invitation: the game is cancelled.
-#[utoipa::path(post, path = "/api/v1/games/{id}/decline", tag = "games", security(("bearer" = [])), params(("id" = i64, Path)),
-    responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
-async fn decline(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<GameState>> {
-    Ok(Json(state.games.decline(&player, id).await?))
-}
-
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct MoveQuery {
-    /// With `Prefer: return=minimal`: add the legal moves to the lean
-    /// answer (the full answer always has them).
-    legal: Option<bool>,
+#[utoipa::path(post, path = "/api/v1/games/{id}/decline", tag = "games", security(("bearer" = [])),
+    params(("id" = i64, Path), PreferHeader, LegalQuery),
+    responses((status = 200, body = GameReply), (status = 401), (status = 403), (status = 404), (status = 409)))]
+async fn decline(
+    State(state): State<AppState>,
+    Auth(player): Auth,
+    Path(id): Path<i64>,
+    Shaped(shape): Shaped,
+) -> Result<Response> {
+    Ok(game_answer(
+        StatusCode::OK,
+        state.games.decline(&player, id).await?,
+        shape,
+    ))
 }
 
 /// Plays a move. `ply` is the number of moves the client has seen. 201 once
@@ -234,9 +254,7 @@ pub struct MoveQuery {
 /// legal moves with `?legal=true`), marked `Preference-Applied:
 /// return=minimal`.
 #[utoipa::path(post, path = "/api/v1/games/{id}/moves", tag = "games", security(("bearer" = [])),
-    params(("id" = i64, Path),
-        ("Prefer" = Option<String>, Header, description = "`return=minimal` for the lean answer (RFC 7240); other preferences are ignored"),
-        MoveQuery),
+    params(("id" = i64, Path), PreferHeader, LegalQuery),
     request_body = MoveCommand,
     responses(
         (status = 201, body = MoveReply, description = "the move is committed: the full answer, or the lean one when asked for"),
@@ -251,28 +269,16 @@ async fn play(
     State(state): State<AppState>,
     Auth(player): Auth,
     Path(id): Path<i64>,
-    ReturnMinimal(minimal): ReturnMinimal,
-    Query(query): Query<MoveQuery>,
+    Shaped(shape): Shaped,
     Json(command): Json<MoveCommand>,
 ) -> Result<Response> {
-    let shape = if minimal {
-        AnswerShape::Lean {
-            legal: query.legal.unwrap_or(false),
-        }
-    } else {
-        AnswerShape::Full
-    };
     let answer = state.games.play_as(&player, id, command, shape).await?;
     let status = if answer.created() {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
-    let mut response = (status, Json(&answer)).into_response();
-    if answer.is_lean() {
-        response.headers_mut().insert(PREFERENCE_APPLIED, RETURN_MINIMAL);
-    }
-    Ok(response)
+    Ok(shaped_answer(status, &answer, answer.is_lean()))
 }
 
 #[derive(Serialize, ToSchema)]
@@ -295,10 +301,20 @@ async fn history(
 }
 
 /// Resigns: every other seat wins.
-#[utoipa::path(post, path = "/api/v1/games/{id}/resign", tag = "games", security(("bearer" = [])), params(("id" = i64, Path)),
-    responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
-async fn resign(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<GameState>> {
-    Ok(Json(state.games.resign(&player, id).await?))
+#[utoipa::path(post, path = "/api/v1/games/{id}/resign", tag = "games", security(("bearer" = [])),
+    params(("id" = i64, Path), PreferHeader, LegalQuery),
+    responses((status = 200, body = GameReply), (status = 401), (status = 403), (status = 404), (status = 409)))]
+async fn resign(
+    State(state): State<AppState>,
+    Auth(player): Auth,
+    Path(id): Path<i64>,
+    Shaped(shape): Shaped,
+) -> Result<Response> {
+    Ok(game_answer(
+        StatusCode::OK,
+        state.games.resign(&player, id).await?,
+        shape,
+    ))
 }
 
 /// The answer to an offer, as the path spells it.
@@ -327,44 +343,76 @@ fn answer(answer: &str) -> Result<bool> {
 
 /// `yes` offers a draw or accepts the offer; `no` declines it.
 #[utoipa::path(post, path = "/api/v1/games/{id}/draw/{answer}", tag = "games",
-    security(("bearer" = [])), params(("id" = i64, Path), ("answer" = Answer, Path, description = "yes or no")),
-    responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
+    security(("bearer" = [])),
+    params(("id" = i64, Path), ("answer" = Answer, Path, description = "yes or no"), PreferHeader, LegalQuery),
+    responses((status = 200, body = GameReply), (status = 401), (status = 403), (status = 404), (status = 409)))]
 async fn draw(
     State(state): State<AppState>,
     Auth(player): Auth,
     Path((id, yes)): Path<(i64, String)>,
-) -> Result<Json<GameState>> {
-    Ok(Json(state.games.draw(&player, id, answer(&yes)?).await?))
+    Shaped(shape): Shaped,
+) -> Result<Response> {
+    Ok(game_answer(
+        StatusCode::OK,
+        state.games.draw(&player, id, answer(&yes)?).await?,
+        shape,
+    ))
 }
 
 /// `yes` asks to take back the last move or agrees to it; `no` refuses.
 #[utoipa::path(post, path = "/api/v1/games/{id}/takeback/{answer}", tag = "games",
-    security(("bearer" = [])), params(("id" = i64, Path), ("answer" = Answer, Path, description = "yes or no")),
-    responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
+    security(("bearer" = [])),
+    params(("id" = i64, Path), ("answer" = Answer, Path, description = "yes or no"), PreferHeader, LegalQuery),
+    responses((status = 200, body = GameReply), (status = 401), (status = 403), (status = 404), (status = 409)))]
 async fn takeback(
     State(state): State<AppState>,
     Auth(player): Auth,
     Path((id, yes)): Path<(i64, String)>,
-) -> Result<Json<GameState>> {
-    Ok(Json(state.games.takeback(&player, id, answer(&yes)?).await?))
+    Shaped(shape): Shaped,
+) -> Result<Response> {
+    Ok(game_answer(
+        StatusCode::OK,
+        state.games.takeback(&player, id, answer(&yes)?).await?,
+        shape,
+    ))
 }
 
 /// Aborts a game before every player has moved once.
-#[utoipa::path(post, path = "/api/v1/games/{id}/abort", tag = "games", security(("bearer" = [])), params(("id" = i64, Path)),
-    responses((status = 200, body = GameState), (status = 401), (status = 403), (status = 404), (status = 409)))]
-async fn abort(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<GameState>> {
-    Ok(Json(state.games.abort(&player, id).await?))
+#[utoipa::path(post, path = "/api/v1/games/{id}/abort", tag = "games", security(("bearer" = [])),
+    params(("id" = i64, Path), PreferHeader, LegalQuery),
+    responses((status = 200, body = GameReply), (status = 401), (status = 403), (status = 404), (status = 409)))]
+async fn abort(
+    State(state): State<AppState>,
+    Auth(player): Auth,
+    Path(id): Path<i64>,
+    Shaped(shape): Shaped,
+) -> Result<Response> {
+    Ok(game_answer(
+        StatusCode::OK,
+        state.games.abort(&player, id).await?,
+        shape,
+    ))
 }
 
 /// Asks for a rematch of a finished game: a new game of the same kind,
 /// seats rotated, the other players invited. When the rematch exists
 /// already, answers its invitation instead (takes the invited seat).
-#[utoipa::path(post, path = "/api/v1/games/{id}/rematch", tag = "games", security(("bearer" = [])), params(("id" = i64, Path)),
-    responses((status = 200, body = GameState, description = "the rematch"), (status = 401), (status = 403),
+#[utoipa::path(post, path = "/api/v1/games/{id}/rematch", tag = "games", security(("bearer" = [])),
+    params(("id" = i64, Path), PreferHeader, LegalQuery),
+    responses((status = 200, body = GameReply, description = "the rematch"), (status = 401), (status = 403),
         (status = 404),
         (status = 409, description = "the game is not finished, or offering it would pass the asker's caps on open games or invitations")))]
-async fn rematch(State(state): State<AppState>, Auth(player): Auth, Path(id): Path<i64>) -> Result<Json<GameState>> {
-    Ok(Json(state.games.rematch(&player, id).await?))
+async fn rematch(
+    State(state): State<AppState>,
+    Auth(player): Auth,
+    Path(id): Path<i64>,
+    Shaped(shape): Shaped,
+) -> Result<Response> {
+    Ok(game_answer(
+        StatusCode::OK,
+        state.games.rematch(&player, id).await?,
+        shape,
+    ))
 }
 
 async fn board(

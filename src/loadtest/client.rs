@@ -90,6 +90,9 @@ pub struct GameView {
     pub legal: Vec<String>,
     #[serde(default)]
     pub outcome: Option<Value>,
+    /// The game's last event number: a socket subscribes from it.
+    #[serde(default)]
+    pub seq: i64,
     /// The last move played: after a move a conditional reply answered,
     /// the reply.
     #[serde(default)]
@@ -125,6 +128,8 @@ pub enum AnswerBody {
         last_move: Option<StoredMove>,
         #[serde(default)]
         legal: Vec<String>,
+        #[serde(default)]
+        seq: i64,
     },
 }
 
@@ -143,6 +148,7 @@ impl AnswerBody {
                 outcome,
                 last_move,
                 legal,
+                seq,
             } => MoveAnswer {
                 created,
                 record,
@@ -153,6 +159,7 @@ impl AnswerBody {
                     legal,
                     outcome,
                     last_move,
+                    seq,
                     ..before.clone()
                 },
             },
@@ -322,24 +329,24 @@ impl Api {
     }
 
     /// Opens a public game of `choice` with the creator at seat 0 and
-    /// `opponents` invited to the other seats.
+    /// `opponents` invited to the other seats, asking for the lean answer
+    /// (with the legal moves) when `lean`.
     pub async fn create_game(
         &self,
         token: &str,
         game: &str,
         variant: &str,
         opponents: &[String],
+        lean: bool,
     ) -> Result<GameView, RequestError> {
-        let request = self
-            .client
-            .post(self.url("/games"))
+        let request = answered_as(self.client.post(self.url("/games")), lean)
             .bearer_auth(token)
             .json(&json!({ "game": game, "variant": variant, "opponents": opponents }));
         self.send(request).await
     }
 
-    pub async fn join(&self, token: &str, game: i64) -> Result<GameView, RequestError> {
-        self.act(token, game, "join").await
+    pub async fn join(&self, token: &str, game: i64, lean: bool) -> Result<GameView, RequestError> {
+        self.act(token, game, "join", lean).await
     }
 
     /// Plays `notation` in the game `before`, asking for the lean answer
@@ -351,11 +358,7 @@ impl Api {
         notation: &str,
         lean: bool,
     ) -> Result<MoveAnswer, RequestError> {
-        let mut request = self.client.post(self.url(&format!("/games/{}/moves", before.id)));
-        if lean {
-            request = request.header("prefer", "return=minimal").query(&[("legal", "true")]);
-        }
-        let request = request
+        let request = answered_as(self.client.post(self.url(&format!("/games/{}/moves", before.id))), lean)
             .bearer_auth(token)
             .json(&json!({ "move": notation, "ply": before.ply }));
         let body: AnswerBody = self.send(request).await?;
@@ -372,16 +375,15 @@ impl Api {
         self.send(request).await
     }
 
-    pub async fn resign(&self, token: &str, game: i64) -> Result<GameView, RequestError> {
-        self.act(token, game, "resign").await
+    pub async fn resign(&self, token: &str, game: i64, lean: bool) -> Result<GameView, RequestError> {
+        self.act(token, game, "resign", lean).await
     }
 
-    /// A bodiless `POST /games/{game}/{action}` answered with the game.
-    async fn act(&self, token: &str, game: i64, action: &str) -> Result<GameView, RequestError> {
-        let request = self
-            .client
-            .post(self.url(&format!("/games/{game}/{action}")))
-            .bearer_auth(token);
+    /// A bodiless `POST /games/{game}/{action}` answered with the game
+    /// (lean when `lean`).
+    async fn act(&self, token: &str, game: i64, action: &str, lean: bool) -> Result<GameView, RequestError> {
+        let request =
+            answered_as(self.client.post(self.url(&format!("/games/{game}/{action}"))), lean).bearer_auth(token);
         self.send(request).await
     }
 
@@ -440,6 +442,17 @@ impl Api {
 }
 
 /// The server's error body as a [`RequestError`].
+/// `request` asking for the lean answer with the legal moves when `lean`
+/// (a server that does not know the preference answers in full, which
+/// [`GameView`] reads too).
+fn answered_as(request: reqwest::RequestBuilder, lean: bool) -> reqwest::RequestBuilder {
+    if lean {
+        request.header("prefer", "return=minimal").query(&[("legal", "true")])
+    } else {
+        request
+    }
+}
+
 fn refusal(status: StatusCode, body: &[u8]) -> RequestError {
     #[derive(Deserialize)]
     struct Detail {

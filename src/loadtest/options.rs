@@ -33,11 +33,14 @@ pub struct Options {
     /// the `event` frames, whose latency is measured too.
     #[arg(long, value_enum, default_value_t = Transport::Http)]
     pub transport: Transport,
-    /// play: the answer moves ask for. lean: the move, the game's status,
-    /// ply and legal moves (`Prefer: return=minimal` and `?legal=true`, or
-    /// `"return": "minimal", "legal": true` over the WebSocket), as a
-    /// script or bot would ask. full: the whole game, as the web client
-    /// gets it.
+    /// play: the answers asked for. lean: to a move, the move, the game's
+    /// status, ply and legal moves (`Prefer: return=minimal` and
+    /// `?legal=true`, or `"return": "minimal", "legal": true` over the
+    /// WebSocket), to a game's creation, join or resignation the same
+    /// without the move, and over ws the sockets subscribe from the last
+    /// join's event number (no snapshot): as a script or bot would ask.
+    /// full: the whole game, and a snapshot when a socket subscribes, as
+    /// the web client gets them.
     #[arg(long, value_enum, default_value_t = Answer::Lean)]
     pub answer: Answer,
     /// play: a game to play, `family` or `family:variant` (e.g. `gravity`,

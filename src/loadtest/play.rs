@@ -64,6 +64,7 @@ pub(super) struct SlotResult {
     finished: u64,
     resigned: u64,
     frames: Frames,
+    /// Subscriptions answered by a snapshot (those without `since`).
     subscriptions: u64,
 }
 
@@ -333,7 +334,7 @@ async fn play_slot(
         let choice = plan.choices[(slot + round) % plan.choices.len()];
         round += 1;
         let seated = &players[..choice.seats()];
-        let state = match open_game(&api, choice, seated).await {
+        let state = match open_game(&api, choice, seated, plan.lean).await {
             Ok(state) => state,
             Err(error) => {
                 result.error(&error);
@@ -344,9 +345,13 @@ async fn play_slot(
         let game = state.id;
         result.games.push(game);
         if let Mover::Ws(sockets, _) = &mut mover {
+            // A lean client holds the game from its answers and follows it
+            // from there, as a bot would; a full one starts from a snapshot,
+            // as the web client does.
+            let since = plan.lean.then_some(state.seq);
             for socket in sockets.iter_mut().take(seated.len()) {
-                match socket.subscribe(game).await {
-                    Ok(()) => result.subscriptions += 1,
+                match socket.subscribe(game, since).await {
+                    Ok(()) => result.subscriptions += u64::from(since.is_none()),
                     Err(error) => result.error(&error),
                 }
             }
@@ -380,14 +385,21 @@ async fn play_slot(
     result
 }
 
-/// Seat 0 opens the game inviting the others, who join: it starts.
-async fn open_game(api: &Api, choice: GameChoice, players: &[Player]) -> Result<GameView, RequestError> {
+/// Seat 0 opens the game inviting the others, who join: it starts. The
+/// answers are lean when `lean`.
+async fn open_game(api: &Api, choice: GameChoice, players: &[Player], lean: bool) -> Result<GameView, RequestError> {
     let opponents: Vec<String> = players[1..].iter().map(|p| p.name.clone()).collect();
     let mut state = api
-        .create_game(&players[0].token, choice.game.slug, choice.variant.slug, &opponents)
+        .create_game(
+            &players[0].token,
+            choice.game.slug,
+            choice.variant.slug,
+            &opponents,
+            lean,
+        )
         .await?;
     for player in &players[1..] {
-        state = api.join(&player.token, state.id).await?;
+        state = api.join(&player.token, state.id, lean).await?;
     }
     Ok(state)
 }
@@ -467,7 +479,7 @@ async fn seat_to_play(
         return None;
     }
     if state.ply >= plan.max_plies {
-        match api.resign(&players[seat].token, state.id).await {
+        match api.resign(&players[seat].token, state.id, plan.lean).await {
             Ok(_) => result.resigned += 1,
             Err(error) => result.error(&error),
         }

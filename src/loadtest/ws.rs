@@ -101,7 +101,8 @@ pub struct Frames {
     pub commit_to_frame: Samples,
     /// From the mover's send to the receipt of an opponent's `move` frame.
     pub send_to_frame: Samples,
-    /// `snapshot` frames (one per subscribe; more mean the socket lagged).
+    /// `snapshot` frames (one per subscribe without `since`; more mean the
+    /// socket lagged).
     pub snapshots: u64,
     /// `error` frames that answered no request, by code.
     pub unsolicited: BTreeMap<String, u64>,
@@ -176,10 +177,15 @@ impl PlayerSocket {
         }
     }
 
-    pub async fn subscribe(&mut self, game: i64) -> Result<(), RequestError> {
-        self.request(json!({ "type": "subscribe", "game": game }))
-            .await
-            .map(drop)
+    /// Follows `game`: from its event `since` when given (the client holds
+    /// the game as it was then, and no snapshot comes), else from a
+    /// snapshot.
+    pub async fn subscribe(&mut self, game: i64, since: Option<i64>) -> Result<(), RequestError> {
+        let mut request = json!({ "type": "subscribe", "game": game });
+        if let Some(since) = since {
+            request["since"] = since.into();
+        }
+        self.request(request).await.map(drop)
     }
 
     pub async fn unsubscribe(&mut self, game: i64) -> Result<(), RequestError> {

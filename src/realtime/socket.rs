@@ -401,7 +401,12 @@ impl Connection {
         }
         let mut last_seq = state.seq;
         match since {
-            Some(since) if (0..=state.seq).contains(&since) && state.seq - since <= MAX_REPLAY => {
+            // A client up to date with the state just read (a bot that
+            // joined and follows the game from the join's answer) missed
+            // nothing: the log is not read, and what comes next comes by
+            // the channel, subscribed before the read.
+            Some(since) if since == state.seq => {}
+            Some(since) if (0..state.seq).contains(&since) && state.seq - since <= MAX_REPLAY => {
                 let events = games.events(self.player.as_ref(), game, since, MAX_REPLAY).await?;
                 last_seq = since;
                 for event in &events {

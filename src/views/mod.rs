@@ -16,7 +16,8 @@ pub mod state;
 
 pub use event::EventView;
 pub use state::{
-    timestamp, GameState, GameSummary, LeanMoveAnswer, MoveAnswer, MoveRecord, MoveReply, Offers, SeatState,
+    timestamp, AnswerShape, GameReply, GameState, GameSummary, LeanGameState, LeanMoveAnswer, MoveAnswer, MoveRecord,
+    MoveReply, Offers, SeatState,
 };
 
 use crate::rules::catalogue::{self, GameInfo, VariantInfo};

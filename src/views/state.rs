@@ -246,6 +246,73 @@ impl MoveReply {
     }
 }
 
+/// The lean answer to an action on a game: creating or joining it,
+/// resigning, an offer, an abort, a rematch (`Prefer: return=minimal`).
+/// Where the game stands without its position, seats or clock, for
+/// scripts and bots that then follow it by its events (subscribing with
+/// `since` = `seq`) or by lean move answers.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LeanGameState {
+    pub id: i64,
+    pub game: String,
+    pub variant: String,
+    /// open, active, finished or aborted.
+    pub status: GameStatus,
+    pub ply: i64,
+    pub to_move: Option<Seat>,
+    /// The asker's seat, if they sit at this game.
+    pub your_seat: Option<Seat>,
+    /// The game's last event number: clients follow the game from it.
+    pub seq: i64,
+    /// Once finished, as in the full state.
+    #[schema(value_type = Option<Object>)]
+    pub outcome: Option<Value>,
+    /// A private game's invitation code, as in the full state (to its
+    /// participants only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invite_code: Option<String>,
+    /// The legal moves now, only when asked for (`?legal=true`); empty
+    /// when the game is not active.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<String>>)]
+    pub legal: Option<LegalMoves>,
+}
+
+/// What a player wants back from a move or another action on a game: the
+/// whole game (people's clients), or the lean answer (scripts and bots),
+/// with the legal moves or without.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AnswerShape {
+    #[default]
+    Full,
+    Lean {
+        legal: bool,
+    },
+}
+
+/// Either answer to an action on a game: the whole state (the default) or
+/// the lean one.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum GameReply {
+    Full(Box<GameState>),
+    Lean(Box<LeanGameState>),
+}
+
+impl GameReply {
+    /// `state` in the shape asked for.
+    pub fn shaped(state: GameState, shape: AnswerShape) -> GameReply {
+        match shape {
+            AnswerShape::Full => GameReply::Full(Box::new(state)),
+            AnswerShape::Lean { legal } => GameReply::Lean(Box::new(state.lean(legal))),
+        }
+    }
+
+    pub fn is_lean(&self) -> bool {
+        matches!(self, GameReply::Lean(_))
+    }
+}
+
 /// Everything a client needs to show a game and move in it.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct GameState {
@@ -337,6 +404,24 @@ impl GameState {
             last_move: last_move.map(|m| MoveRecord::of(record, m)),
             seq: row.event_seq,
             clock: None,
+        }
+    }
+
+    /// The lean answer of this state: its legal moves kept when `legal`.
+    pub fn lean(self, legal: bool) -> LeanGameState {
+        let summary = self.summary;
+        LeanGameState {
+            id: summary.id,
+            game: summary.game,
+            variant: summary.variant,
+            status: summary.status,
+            ply: summary.ply,
+            to_move: summary.to_move,
+            your_seat: self.your_seat,
+            seq: self.seq,
+            outcome: summary.outcome,
+            invite_code: self.invite_code,
+            legal: legal.then_some(self.legal),
         }
     }
 
