@@ -54,7 +54,7 @@ async fn the_openapi_document_declares_every_answer_and_the_server_keeps_to_it()
         }
         for parameter in &parameters {
             if !path.contains(&format!("{{{}}}", parameter["name"].as_str().unwrap())) {
-                // The one header parameter: `Prefer`, for the lean move answer.
+                // The one header parameter: `Prefer`, for the lean answers.
                 let expected = if parameter["name"] == "Prefer" {
                     "header"
                 } else {
