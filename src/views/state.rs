@@ -251,7 +251,12 @@ impl MoveReply {
 /// Where the game stands without its position, seats or clock, for
 /// scripts and bots that then follow it by its events (subscribing with
 /// `since` = `seq`) or by lean move answers.
+///
+/// Exactly these fields (`deny_unknown_fields` makes its schema say so):
+/// every one of them is in the whole state too, which would otherwise
+/// read as a lean one under [`GameReply`]'s `oneOf`.
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct LeanGameState {
     pub id: i64,
     pub game: String,
