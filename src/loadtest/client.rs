@@ -441,7 +441,6 @@ impl Api {
     }
 }
 
-/// The server's error body as a [`RequestError`].
 /// `request` asking for the lean answer with the legal moves when `lean`
 /// (a server that does not know the preference answers in full, which
 /// [`GameView`] reads too).
@@ -453,6 +452,7 @@ fn answered_as(request: reqwest::RequestBuilder, lean: bool) -> reqwest::Request
     }
 }
 
+/// The server's error body as a [`RequestError`].
 fn refusal(status: StatusCode, body: &[u8]) -> RequestError {
     #[derive(Deserialize)]
     struct Detail {
