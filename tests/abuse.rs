@@ -485,32 +485,64 @@ async fn webhook_urls_are_normalised_before_the_check() {
     common::teardown(database, server).await;
 }
 
+/// The security headers are on every answer: the web client's pages and
+/// files, the API's JSON, its refusals (the guard's too) and the answer to
+/// a path that is nowhere. Without origins configured there is no CORS:
+/// a preflight is refused and no answer varies by origin.
 #[tokio::test]
-async fn the_web_client_is_served_with_security_headers() {
-    let (database, server) = guarded(|_| {}).await;
-    for path in ["/", "/game/7", "/assets/app.js"] {
+async fn every_answer_is_served_with_security_headers() {
+    let (database, server) = guarded(|config| config.body_limit = 512).await;
+    let requests = [
+        ("/", reqwest::Method::GET, StatusCode::OK),
+        ("/game/7", reqwest::Method::GET, StatusCode::OK),
+        ("/assets/app.js", reqwest::Method::GET, StatusCode::OK),
+        ("/api/v1/rules", reqwest::Method::GET, StatusCode::OK),
+        ("/api/v1/players/me", reqwest::Method::GET, StatusCode::UNAUTHORIZED),
+        ("/api/v1/nowhere", reqwest::Method::GET, StatusCode::NOT_FOUND),
+        ("/api/v1/rules", reqwest::Method::DELETE, StatusCode::METHOD_NOT_ALLOWED),
+        ("/api/v1/players", reqwest::Method::POST, StatusCode::PAYLOAD_TOO_LARGE),
+        (
+            "/api/v1/games",
+            reqwest::Method::OPTIONS,
+            StatusCode::METHOD_NOT_ALLOWED,
+        ),
+    ];
+    for (path, method, status) in requests {
+        // A body only where it is too large: the guard refuses any
+        // request that announces one over the limit.
+        let body = if method == reqwest::Method::POST {
+            "x".repeat(600)
+        } else {
+            String::new()
+        };
         let response = server
             .client
-            .get(format!("{}{path}", server.base))
+            .request(method.clone(), format!("{}{path}", server.base))
+            .header("origin", "https://elsewhere.example.org")
+            .header("access-control-request-method", "POST")
+            .body(body)
             .send()
             .await
             .expect("request sent");
-        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        let what = format!("{method} {path}");
+        assert_eq!(response.status(), status, "{what}");
         let header = |name: &str| {
             response
                 .headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or_default()
-                .to_owned()
+                .get_all(name)
+                .iter()
+                .map(|v| v.to_str().unwrap_or_default().to_owned())
+                .collect::<Vec<_>>()
         };
-        let csp = header("content-security-policy");
-        assert!(csp.contains("script-src 'self'"), "{path}: {csp}");
-        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
-        assert!(!csp.contains("unsafe-eval"), "{path}: {csp}");
-        assert_eq!(header("x-frame-options"), "DENY", "{path}");
-        assert_eq!(header("referrer-policy"), "no-referrer", "{path}");
-        assert_eq!(header("x-content-type-options"), "nosniff", "{path}");
+        let csp = header("content-security-policy").concat();
+        assert!(csp.contains("script-src 'self'"), "{what}: {csp}");
+        assert!(csp.contains("frame-ancestors 'none'"), "{what}: {csp}");
+        assert!(!csp.contains("unsafe-eval"), "{what}: {csp}");
+        assert_eq!(header("x-frame-options"), ["DENY"], "{what}");
+        assert_eq!(header("referrer-policy"), ["no-referrer"], "{what}");
+        assert_eq!(header("x-content-type-options"), ["nosniff"], "{what}");
+        assert!(header("access-control-allow-origin").is_empty(), "{what}");
+        assert!(header("vary").iter().all(|v| !v.contains("origin")), "{what}");
     }
     common::teardown(database, server).await;
 }

@@ -14,7 +14,7 @@ use crate::games::bots::BotListing;
 use crate::rules::catalogue::GAMES;
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/bots", get(list))
+    Router::new().route(api_path!("/bots"), get(list))
 }
 
 /// A game a bot plays, with its variants.

@@ -11,7 +11,7 @@ use super::{AppState, Auth, Json, Path};
 use crate::games::conditional::{ConditionalView, LinesCommand};
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/games/{id}/conditional", put(set).get(show).delete(clear))
+    Router::new().route(api_path!("/games/{id}/conditional"), put(set).get(show).delete(clear))
 }
 
 /// Sets your conditional moves, replacing any: lines of their move, your

@@ -17,8 +17,8 @@ use crate::views::timestamp;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/players/me/vacation", post(vacation).delete(end_vacation))
-        .route("/players/me/deliveries", get(deliveries))
+        .route(api_path!("/players/me/vacation"), post(vacation).delete(end_vacation))
+        .route(api_path!("/players/me/deliveries"), get(deliveries))
 }
 
 #[derive(Deserialize, ToSchema)]

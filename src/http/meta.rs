@@ -76,9 +76,9 @@ pub fn router() -> Router<AppState> {
 
 pub fn api_router() -> Router<AppState> {
     Router::new()
-        .route("/healthz", get(healthz))
-        .route("/metrics", get(metrics))
-        .route("/openapi.json", get(openapi))
+        .route(api_path!("/healthz"), get(healthz))
+        .route(api_path!("/metrics"), get(metrics))
+        .route(api_path!("/openapi.json"), get(openapi))
 }
 
 /// 200 when the database answers.

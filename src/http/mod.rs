@@ -4,6 +4,16 @@
 //! (handlers never reach the store); every refusal goes through
 //! [`error::Error`], which `error.rs` renders.
 
+/// A path of the REST API: its routes are written out whole rather than
+/// nested under the prefix, which axum does with two more layers on every
+/// route (a copy of the URI without the prefix and an extension naming it,
+/// at each request: issue 26), and which no handler reads.
+macro_rules! api_path {
+    ($path:literal) => {
+        concat!("/api/v1", $path)
+    };
+}
+
 mod auth;
 mod bots;
 mod client;
@@ -13,6 +23,7 @@ mod correspondence;
 pub mod error;
 mod games;
 mod guard;
+mod headers;
 mod meta;
 mod params;
 mod players;
@@ -33,7 +44,6 @@ use axum::Router;
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::{AllowOrigin, CorsLayer};
-use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 pub use auth::{Auth, MaybeAuth, SignedIn};
@@ -107,20 +117,12 @@ pub fn app(state: AppState, config: &Config) -> Router {
     // future per layer: 13.7k instructions a move of `memcpy`; BENCHMARKS.md,
     // issue 26). The router still applies it to each route, so the stack
     // sees the matched route. The first layer is the outermost.
-    let header =
-        |name, value: &'static str| SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value));
     let layers = ServiceBuilder::new()
-        // What the web client may load and do: its own scripts only (no
-        // inline script, no eval), inline styles (it sets colour swatches),
-        // its own origin for API calls and the WebSocket; no framing
-        // (clickjacking), no referrer (links carry game ids), no
-        // content-type sniffing. The API's JSON answers carry them too,
-        // harmlessly.
-        .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .layer(header(header::REFERRER_POLICY, "no-referrer"))
-        .layer(header(header::X_FRAME_OPTIONS, "DENY"))
-        .layer(header(header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY))
-        .layer(cors(&config.cors_origins))
+        .layer(headers::SecurityHeaders)
+        // Only when origins are configured: with none it allowed no
+        // cross-origin request either, and cost every request a clone of
+        // its lists and three `Vary` headers (issue 26).
+        .option_layer(cors(&config.cors_origins))
         .layer(CatchPanicLayer::custom(|_| {
             tracing::error!("a handler panicked");
             Error::internal("panic").into_response()
@@ -141,7 +143,7 @@ pub fn app(state: AppState, config: &Config) -> Router {
             metrics: Arc::clone(&state.metrics),
         });
     Router::new()
-        .nest("/api/v1", api)
+        .merge(api)
         .merge(meta::router())
         .fallback(web::fallback)
         .method_not_allowed_fallback(|| async { Error::MethodNotAllowed("method not allowed here".to_owned()) })
@@ -149,16 +151,15 @@ pub fn app(state: AppState, config: &Config) -> Router {
         .with_state(state)
 }
 
-/// The web client's Content-Security-Policy (see [`app`]).
-pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
-    style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; \
-    base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
-fn cors(origins: &[String]) -> CorsLayer {
+/// The CORS layer for the configured origins, if any.
+fn cors(origins: &[String]) -> Option<CorsLayer> {
+    if origins.is_empty() {
+        return None;
+    }
     let layer = CorsLayer::new()
         .allow_methods([Method::GET, Method::POST, Method::PATCH])
         .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE, prefer::PREFER]);
-    if origins.iter().any(|o| o == "*") {
+    Some(if origins.iter().any(|o| o == "*") {
         layer.allow_origin(AllowOrigin::any())
     } else {
         let list: Vec<HeaderValue> = origins
@@ -166,5 +167,5 @@ fn cors(origins: &[String]) -> CorsLayer {
             .filter_map(|o| HeaderValue::from_str(o.trim()).ok())
             .collect();
         layer.allow_origin(AllowOrigin::list(list))
-    }
+    })
 }

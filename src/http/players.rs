@@ -19,15 +19,15 @@ use crate::views::{timestamp as state_timestamp, EventView};
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/players", post(register))
-        .route("/sessions", post(login).delete(sign_out_everywhere))
-        .route("/sessions/current", delete(sign_out))
-        .route("/players/me", get(me).patch(update_me))
-        .route("/players/me/events", get(my_events))
-        .route("/players/me/sessions", get(my_sessions))
-        .route("/players/me/sessions/{id}", delete(revoke_session))
-        .route("/players/me/mail-address", post(new_mail_address))
-        .route("/players/{name}", get(profile))
+        .route(api_path!("/players"), post(register))
+        .route(api_path!("/sessions"), post(login).delete(sign_out_everywhere))
+        .route(api_path!("/sessions/current"), delete(sign_out))
+        .route(api_path!("/players/me"), get(me).patch(update_me))
+        .route(api_path!("/players/me/events"), get(my_events))
+        .route(api_path!("/players/me/sessions"), get(my_sessions))
+        .route(api_path!("/players/me/sessions/{id}"), delete(revoke_session))
+        .route(api_path!("/players/me/mail-address"), post(new_mail_address))
+        .route(api_path!("/players/{name}"), get(profile))
 }
 
 #[derive(Serialize, ToSchema)]

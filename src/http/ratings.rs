@@ -21,8 +21,8 @@ use crate::views::timestamp;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/ratings/{game}/{variant}", get(leaderboard))
-        .route("/players/{name}/ratings/{game}/{variant}", get(history))
+        .route(api_path!("/ratings/{game}/{variant}"), get(leaderboard))
+        .route(api_path!("/players/{name}/ratings/{game}/{variant}"), get(history))
 }
 
 /// A player's rating in one game and variant.

@@ -27,9 +27,9 @@ use crate::views::EventView;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/ws", get(websocket))
-        .route("/games/{id}/chat", post(chat))
-        .route("/events", get(events))
+        .route(api_path!("/ws"), get(websocket))
+        .route(api_path!("/games/{id}/chat"), post(chat))
+        .route(api_path!("/events"), get(events))
 }
 
 /// WebSocket upgrade; see PROTOCOL.md. A token in `Authorization` is checked

@@ -12,8 +12,8 @@ use crate::rules::{analysis, catalogue};
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/rules", get(list))
-        .route("/rules/analyze", post(analyze))
+        .route(api_path!("/rules"), get(list))
+        .route(api_path!("/rules/analyze"), post(analyze))
 }
 
 /// Every game and variant: seats, boards, summaries, notation guides.

@@ -16,11 +16,11 @@ use crate::views::timestamp;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/tournaments", post(create).get(list))
-        .route("/tournaments/{id}", get(show))
-        .route("/tournaments/{id}/join", post(join))
-        .route("/tournaments/{id}/leave", post(leave))
-        .route("/tournaments/{id}/start", post(start))
+        .route(api_path!("/tournaments"), post(create).get(list))
+        .route(api_path!("/tournaments/{id}"), get(show))
+        .route(api_path!("/tournaments/{id}/join"), post(join))
+        .route(api_path!("/tournaments/{id}/leave"), post(leave))
+        .route(api_path!("/tournaments/{id}/start"), post(start))
 }
 
 /// Creates a tournament; the caller organises it (and joins it like anyone).
