@@ -14,8 +14,7 @@ use std::task::{Context, Poll};
 use axum::http::header::{
     HeaderName, CONTENT_SECURITY_POLICY, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
 };
-use axum::http::HeaderValue;
-use axum::http::Response;
+use axum::http::{HeaderValue, Response};
 use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
@@ -24,16 +23,17 @@ use tower::{Layer, Service};
 /// origin for API calls and the WebSocket; no framing (clickjacking), no
 /// referrer (links carry game ids), no content-type sniffing. The API's
 /// JSON answers carry them too, harmlessly.
-pub const CONTENT_SECURITY_POLICY_VALUE: &str = "default-src 'self'; script-src 'self'; \
-    style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; \
-    base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
 const SECURITY_HEADERS: [(HeaderName, &str); 4] = [
     (X_CONTENT_TYPE_OPTIONS, "nosniff"),
     (REFERRER_POLICY, "no-referrer"),
     (X_FRAME_OPTIONS, "DENY"),
-    (CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY_VALUE),
+    (CONTENT_SECURITY_POLICY, POLICY),
 ];
+
+/// The Content-Security-Policy of [`SECURITY_HEADERS`].
+const POLICY: &str = "default-src 'self'; script-src 'self'; \
+    style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; \
+    base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /// The [`Layer`] of [`Secured`] services.
 #[derive(Clone, Copy, Debug, Default)]
