@@ -2,6 +2,7 @@
 //! what the decision needs (from the hot cache when it can), commits what
 //! was decided and answers; a lost race is decided again from the database.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -42,9 +43,17 @@ struct Stored {
     record: Arc<GameRecord>,
     game: AnyGame,
     stored: MoveRow,
-    /// The game's last move when known without a read (a move just
-    /// committed, or the conditional reply committed with it).
-    last: Option<MoveRow>,
+    last: Last,
+}
+
+/// The game's last move, as far as it is known without a read.
+enum Last {
+    /// The move just committed.
+    Stored,
+    /// The conditional reply committed with it.
+    Reply(MoveRow),
+    /// Not known: a retry's move, which others may have followed.
+    Unread,
 }
 
 /// A move just committed in `record`, as the store now holds it.
@@ -94,7 +103,7 @@ impl Games {
                     &stored.record,
                     &stored.game,
                     &stored.stored,
-                    last.as_ref(),
+                    last.as_deref(),
                     legal,
                 )))
             }
@@ -105,7 +114,7 @@ impl Games {
     async fn full_answer(&self, player: &Player, stored: Stored) -> GameResult<MoveAnswer> {
         let last = self.last_move_of(&stored).await?;
         let state = self
-            .render_with(&stored.record, &stored.game, Some(player), None, last.as_ref())
+            .render_with(&stored.record, &stored.game, Some(player), None, last.as_deref())
             .await?;
         Ok(MoveAnswer {
             created: stored.created,
@@ -116,15 +125,17 @@ impl Games {
 
     /// The game's last move: known for a move just committed, read for a
     /// retry (other moves may have followed it).
-    async fn last_move_of(&self, stored: &Stored) -> GameResult<Option<MoveRow>> {
-        if let Some(last) = &stored.last {
-            return Ok(Some(last.clone()));
+    async fn last_move_of<'s>(&self, stored: &'s Stored) -> GameResult<Option<Cow<'s, MoveRow>>> {
+        match &stored.last {
+            Last::Stored => return Ok(Some(Cow::Borrowed(&stored.stored))),
+            Last::Reply(reply) => return Ok(Some(Cow::Borrowed(reply))),
+            Last::Unread => {}
         }
         let ply = i64::from(stored.game.ply());
         if ply == 0 {
             return Ok(None);
         }
-        Ok(self.store.move_at(stored.record.row.id, ply).await?)
+        Ok(self.store.move_at(stored.record.row.id, ply).await?.map(Cow::Owned))
     }
 
     /// The move stored, under the game's lock; the answer is rendered
@@ -183,7 +194,7 @@ impl Games {
                     record,
                     game,
                     stored,
-                    last: None,
+                    last: Last::Unread,
                 }));
             }
             MoveDecision::NotActive(status) => {
@@ -210,23 +221,24 @@ impl Games {
         };
         let decide::Played { progress, next, stored } = *played;
         // The last move played: this one, or the conditional reply to it.
-        let last = progress
-            .update
-            .insert_moves
-            .last()
-            .cloned()
-            .unwrap_or_else(|| stored.clone());
+        let reply = match progress.update.insert_moves.as_slice() {
+            [.., reply] if reply.ply != stored.ply => Some(reply.clone()),
+            _ => None,
+        };
         // The state shown is the one this move made.
         let Some(record) = Box::pin(self.commit(hot, &record, progress, next.clone())).await? else {
             return Ok(None);
         };
-        let (stored, last) = (stored_row(&record, stored), stored_row(&record, last));
+        let last = match reply {
+            Some(reply) => Last::Reply(stored_row(&record, reply)),
+            None => Last::Stored,
+        };
         Ok(Some(Stored {
             created: true,
+            stored: stored_row(&record, stored),
             record,
             game: next,
-            stored,
-            last: Some(last),
+            last,
         }))
     }
 

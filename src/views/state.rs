@@ -206,16 +206,25 @@ impl LeanMoveAnswer {
         legal: bool,
     ) -> LeanMoveAnswer {
         let row = &record.row;
+        let move_record = MoveRecord::of(record, stored);
+        // Most often the last move is this one: printed once.
+        let last_move = last.map(|m| {
+            if std::ptr::eq(m, stored) {
+                move_record.clone()
+            } else {
+                MoveRecord::of(record, m)
+            }
+        });
         LeanMoveAnswer {
             created,
-            record: MoveRecord::of(record, stored),
+            record: move_record,
             game_id: row.id,
             status: row.status,
             ply: row.ply,
             to_move: row.to_move,
             seq: row.event_seq,
             outcome: row.outcome.as_ref().map(|o| super::outcome::outcome(o, Some(record))),
-            last_move: last.map(|m| MoveRecord::of(record, m)),
+            last_move,
             legal: legal.then(|| match row.status {
                 GameStatus::Active => game.legal(),
                 _ => LegalMoves::default(),
