@@ -115,22 +115,26 @@ pub struct MoveAnswer {
 #[serde(untagged)]
 pub enum AnswerBody {
     Full(MoveAnswer),
-    Lean {
-        created: bool,
-        #[serde(rename = "move")]
-        record: StoredMove,
-        status: String,
-        ply: i64,
-        to_move: Option<i64>,
-        #[serde(default)]
-        outcome: Option<Value>,
-        #[serde(default)]
-        last_move: Option<StoredMove>,
-        #[serde(default)]
-        legal: Vec<String>,
-        #[serde(default)]
-        seq: i64,
-    },
+    Lean(LeanAnswer),
+}
+
+/// The lean answer to a move.
+#[derive(Debug, Deserialize)]
+pub struct LeanAnswer {
+    created: bool,
+    #[serde(rename = "move")]
+    record: StoredMove,
+    status: String,
+    ply: i64,
+    to_move: Option<i64>,
+    #[serde(default)]
+    outcome: Option<Value>,
+    #[serde(default)]
+    last_move: Option<StoredMove>,
+    #[serde(default)]
+    legal: Vec<String>,
+    #[serde(default)]
+    seq: i64,
 }
 
 impl AnswerBody {
@@ -139,28 +143,20 @@ impl AnswerBody {
     pub fn into_answer(self, before: &GameView) -> MoveAnswer {
         match self {
             AnswerBody::Full(answer) => answer,
-            AnswerBody::Lean {
-                created,
-                record,
-                status,
-                ply,
-                to_move,
-                outcome,
-                last_move,
-                legal,
-                seq,
-            } => MoveAnswer {
-                created,
-                record,
+            AnswerBody::Lean(lean) => MoveAnswer {
+                created: lean.created,
+                record: lean.record,
                 game: GameView {
-                    status,
-                    ply,
-                    to_move,
-                    legal,
-                    outcome,
-                    last_move,
-                    seq,
-                    ..before.clone()
+                    id: before.id,
+                    game: before.game.clone(),
+                    variant: before.variant.clone(),
+                    status: lean.status,
+                    ply: lean.ply,
+                    to_move: lean.to_move,
+                    legal: lean.legal,
+                    outcome: lean.outcome,
+                    seq: lean.seq,
+                    last_move: lean.last_move,
                 },
             },
         }
@@ -268,6 +264,10 @@ impl Target {
 pub struct Api {
     client: reqwest::Client,
     target: Target,
+    /// `…/api/v1/games/`, parsed once: a move's URL is built from it
+    /// rather than parsed again at every move (the generator shares the
+    /// server's cores).
+    games: Url,
     timeout: Duration,
 }
 
@@ -282,9 +282,12 @@ impl Api {
         let client = builder
             .build()
             .map_err(|e| LoadError::BadUrl(format!("cannot build an HTTP client: {e}")))?;
+        let games = Url::parse(&format!("{}/api/v1/games/", target.base.as_str().trim_end_matches('/')))
+            .map_err(|e| LoadError::BadUrl(format!("{}: {e}", target.base)))?;
         Ok(Api {
             client,
             target,
+            games,
             timeout,
         })
     }
@@ -358,11 +361,52 @@ impl Api {
         notation: &str,
         lean: bool,
     ) -> Result<MoveAnswer, RequestError> {
-        let request = answered_as(self.client.post(self.url(&format!("/games/{}/moves", before.id))), lean)
-            .bearer_auth(token)
-            .json(&json!({ "move": notation, "ply": before.ply }));
-        let body: AnswerBody = self.send(request).await?;
-        Ok(body.into_answer(before))
+        #[derive(serde::Serialize)]
+        struct Move<'a> {
+            #[serde(rename = "move")]
+            notation: &'a str,
+            ply: i64,
+        }
+        let mut url = self.games.clone();
+        if let Ok(mut path) = url.path_segments_mut() {
+            path.pop_if_empty().push(&before.id.to_string()).push("moves");
+        }
+        if lean {
+            url.set_query(Some(LEGAL_TOO));
+        }
+        let mut request = self.client.post(url).bearer_auth(token).json(&Move {
+            notation,
+            ply: before.ply,
+        });
+        if lean {
+            request = request.header("prefer", RETURN_MINIMAL);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|e| RequestError::from_reqwest(e, self.timeout))?;
+        let status = response.status();
+        // A server that does not know the preference answers in full and
+        // does not say it applied it.
+        let lean = response
+            .headers()
+            .get("preference-applied")
+            .is_some_and(|applied| applied == RETURN_MINIMAL);
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| RequestError::from_reqwest(e, self.timeout))?;
+        if !status.is_success() {
+            return Err(refusal(status, &body));
+        }
+        let decoded = if lean {
+            serde_json::from_slice(&body).map(AnswerBody::Lean)
+        } else {
+            serde_json::from_slice(&body).map(AnswerBody::Full)
+        };
+        Ok(decoded
+            .map_err(|e| RequestError::Decode(e.to_string()))?
+            .into_answer(before))
     }
 
     /// Sets the player's conditional moves in `game`.
@@ -446,11 +490,17 @@ impl Api {
 /// [`GameView`] reads too).
 fn answered_as(request: reqwest::RequestBuilder, lean: bool) -> reqwest::RequestBuilder {
     if lean {
-        request.header("prefer", "return=minimal").query(&[("legal", "true")])
+        request.header("prefer", RETURN_MINIMAL).query(&[("legal", "true")])
     } else {
         request
     }
 }
+
+/// The preference for the lean answer, as asked and as applied.
+const RETURN_MINIMAL: &str = "return=minimal";
+
+/// The query asking for the legal moves with a lean answer.
+const LEGAL_TOO: &str = "legal=true";
 
 /// The server's error body as a [`RequestError`].
 fn refusal(status: StatusCode, body: &[u8]) -> RequestError {
@@ -519,5 +569,65 @@ mod tests {
             Err(LoadError::BadUrl(_))
         ));
         assert!(matches!(Target::resolve("not a url").await, Err(LoadError::BadUrl(_))));
+    }
+
+    /// A move is posted to the game's URL with `?legal=true` and the
+    /// preference; its answer is read as lean only when the server says it
+    /// applied the preference, in full otherwise (a server that does not
+    /// know it), what the lean answer leaves out taken from the game before.
+    #[tokio::test]
+    async fn a_move_s_answer_is_read_in_the_shape_the_server_gave() {
+        use axum::extract::{Path, RawQuery};
+        use axum::http::HeaderMap;
+        use axum::routing::post;
+
+        async fn answer(
+            Path(id): Path<i64>,
+            RawQuery(query): RawQuery,
+            headers: HeaderMap,
+        ) -> axum::response::Response {
+            use axum::response::IntoResponse;
+            let asked = headers.get("prefer").is_some_and(|p| p == "return=minimal");
+            let played = json!({ "ply": 4, "seat": 1, "move": "c3" });
+            // Game 1's server applies the preference, game 2's does not.
+            if id == 1 && asked && query.as_deref() == Some("legal=true") {
+                let lean = json!({ "created": true, "move": played, "game_id": 1, "status": "active",
+                    "ply": 4, "to_move": 0, "seq": 9, "outcome": null, "last_move": played, "legal": ["a1", "b2"] });
+                ([("preference-applied", "return=minimal")], axum::Json(lean)).into_response()
+            } else {
+                let game = json!({ "id": id, "game": "gravity", "variant": "standard", "status": "active",
+                    "ply": 4, "to_move": 0, "seq": 9, "legal": ["d4"], "last_move": played });
+                axum::Json(json!({ "created": true, "move": played, "game": game })).into_response()
+            }
+        }
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+        let address = listener.local_addr().expect("its address");
+        let app = axum::Router::new().route("/api/v1/games/{id}/moves", post(answer));
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let target = Target::resolve(&format!("http://{address}")).await.expect("loopback");
+        let api = Api::new(target, Duration::from_secs(5)).expect("a client");
+        let before = |id| GameView {
+            id,
+            game: "gravity".to_owned(),
+            variant: "standard".to_owned(),
+            status: "active".to_owned(),
+            ply: 3,
+            to_move: Some(1),
+            legal: vec!["c3".to_owned()],
+            outcome: None,
+            seq: 8,
+            last_move: None,
+        };
+
+        let lean = api.play("token", &before(1), "c3", true).await.expect("a lean answer");
+        assert_eq!((lean.record.ply, lean.record.notation.as_str()), (4, "c3"));
+        assert_eq!((lean.game.id, lean.game.game.as_str()), (1, "gravity"));
+        assert_eq!((lean.game.ply, lean.game.to_move, lean.game.seq), (4, Some(0), 9));
+        assert_eq!(lean.game.legal, ["a1", "b2"]);
+
+        let full = api.play("token", &before(2), "c3", true).await.expect("a full answer");
+        assert_eq!((full.game.id, full.game.ply, full.game.seq), (2, 4, 9));
+        assert_eq!(full.game.legal, ["d4"]);
+        assert_eq!(full.game.last_move.map(|m| m.notation), Some("c3".to_owned()));
     }
 }
