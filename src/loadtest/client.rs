@@ -302,17 +302,28 @@ impl Api {
     }
 
     async fn send<T: DeserializeOwned>(&self, request: reqwest::RequestBuilder) -> Result<T, RequestError> {
+        let (_, body) = self.exchange(request).await?;
+        decode(&body)
+    }
+
+    /// Sends `request`: a success's body, and whether the server applied
+    /// the preference for the lean answer; a refusal as its error.
+    async fn exchange(&self, request: reqwest::RequestBuilder) -> Result<(bool, hyper::body::Bytes), RequestError> {
         let response = request
             .send()
             .await
             .map_err(|e| RequestError::from_reqwest(e, self.timeout))?;
         let status = response.status();
+        let lean = response
+            .headers()
+            .get("preference-applied")
+            .is_some_and(|applied| applied == RETURN_MINIMAL);
         let body = response
             .bytes()
             .await
             .map_err(|e| RequestError::from_reqwest(e, self.timeout))?;
         if status.is_success() {
-            serde_json::from_slice(&body).map_err(|e| RequestError::Decode(e.to_string()))
+            Ok((lean, body))
         } else {
             Err(refusal(status, &body))
         }
@@ -381,32 +392,13 @@ impl Api {
         if lean {
             request = request.header("prefer", RETURN_MINIMAL);
         }
-        let response = request
-            .send()
-            .await
-            .map_err(|e| RequestError::from_reqwest(e, self.timeout))?;
-        let status = response.status();
         // A server that does not know the preference answers in full and
         // does not say it applied it.
-        let lean = response
-            .headers()
-            .get("preference-applied")
-            .is_some_and(|applied| applied == RETURN_MINIMAL);
-        let body = response
-            .bytes()
-            .await
-            .map_err(|e| RequestError::from_reqwest(e, self.timeout))?;
-        if !status.is_success() {
-            return Err(refusal(status, &body));
-        }
-        let decoded = if lean {
-            serde_json::from_slice(&body).map(AnswerBody::Lean)
-        } else {
-            serde_json::from_slice(&body).map(AnswerBody::Full)
+        let body = match self.exchange(request).await? {
+            (true, body) => AnswerBody::Lean(decode(&body)?),
+            (false, body) => AnswerBody::Full(decode(&body)?),
         };
-        Ok(decoded
-            .map_err(|e| RequestError::Decode(e.to_string()))?
-            .into_answer(before))
+        Ok(body.into_answer(before))
     }
 
     /// Sets the player's conditional moves in `game`.
@@ -483,6 +475,11 @@ impl Api {
             cpu_seconds: metric(&text, "process_cpu_seconds_total"),
         }
     }
+}
+
+/// A success's body as `T`.
+fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, RequestError> {
+    serde_json::from_slice(body).map_err(|e| RequestError::Decode(e.to_string()))
 }
 
 /// `request` asking for the lean answer with the legal moves when `lean`
