@@ -207,7 +207,8 @@ impl LeanMoveAnswer {
     ) -> LeanMoveAnswer {
         let row = &record.row;
         let move_record = MoveRecord::of(record, stored);
-        // Most often the last move is this one: printed once.
+        // Most often the last move is this one: its record (and its time's
+        // formatting) built once, and copied.
         let last_move = last.map(|m| {
             if std::ptr::eq(m, stored) {
                 move_record.clone()
