@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use tavoliere::domain::{GameStatus, Seat};
 use tavoliere::store::{
-    self, DeadlineChange, Event, GameUpdate, NewGame, NewMove, NewPlayer, Player, PlayerEvent, PlayerResult,
+    self, DeadlineChange, Event, GameUpdate, MoveRow, NewGame, NewPlayer, Player, PlayerEvent, PlayerResult,
     RatingChange, RatingValues, Reminder, Store, StoreError,
 };
 
@@ -66,7 +66,7 @@ fn a_game(players: (i64, i64)) -> NewGame {
 }
 
 fn a_move(id: i64, expected_seq: i64, ply: i64, players: (i64, i64)) -> GameUpdate {
-    let (mover, other) = if ply % 2 == 1 { players } else { (players.1, players.0) };
+    let other = if ply % 2 == 1 { players.1 } else { players.0 };
     GameUpdate {
         id,
         expected_seq,
@@ -78,16 +78,7 @@ fn a_move(id: i64, expected_seq: i64, ply: i64, players: (i64, i64)) -> GameUpda
         takeback_offer: 0,
         now: 1_000 + ply,
         sit: Vec::new(),
-        insert_moves: vec![NewMove {
-            ply,
-            seat: seat((ply - 1) % 2),
-            player_id: mover,
-            notation: format!("a{ply}"),
-            effect: None,
-            message: None,
-        }],
-        delete_move: None,
-        events: vec![Event::of("move", &json!({ "ply": ply }))],
+        events: vec![a_move_event(ply)],
         player_events: vec![PlayerEvent::of(other, "your_turn", &json!({ "ply": ply }))],
         clock: None,
         deadline: None,
@@ -99,10 +90,30 @@ fn a_move(id: i64, expected_seq: i64, ply: i64, players: (i64, i64)) -> GameUpda
     }
 }
 
+/// Move `ply` (`a1`, `a2`, ...) as its event stores it: alice (seat 0)
+/// plays the odd plies, bob the even ones.
+fn a_move_event(ply: i64) -> Event {
+    let mover = (ply - 1) % 2;
+    let player = ["alice", "bob"][mover as usize];
+    Event::of(
+        "move",
+        &json!({ "ply": ply, "seat": mover, "player": player,
+                 "move": format!("a{ply}"), "effect": null, "message": null, "status": "active",
+                 "to_move": 1 - mover }),
+    )
+}
+
+/// Game `id`'s stored moves, in order (none when there is no game).
+async fn history(store: &Arc<dyn Store>, id: i64) -> Vec<MoveRow> {
+    match store.game(id).await.expect("read") {
+        Some(record) => store.moves(&record, None).await.expect("moves"),
+        None => Vec::new(),
+    }
+}
+
 /// The notations of game `id`'s stored moves, in order.
 async fn notations(store: &Arc<dyn Store>, id: i64) -> Vec<String> {
-    let moves = store.moves(id, None).await.expect("moves");
-    moves.into_iter().map(|m| m.notation).collect()
+    history(store, id).await.into_iter().map(|m| m.notation).collect()
 }
 
 /// The numbers of `player`'s events, in order.
@@ -163,7 +174,11 @@ async fn many_games_share_transactions_and_each_keeps_its_guard() {
     for &id in frozen {
         let record = store.game(id).await.expect("read").expect("the game");
         assert_eq!((record.row.ply, record.row.event_seq), (0, 1), "game {id}");
-        assert!(store.moves(id, None).await.expect("moves").is_empty());
+        assert_eq!(
+            store.game_events(id, 0, 100).await.expect("events").len(),
+            1,
+            "game {id}"
+        );
     }
     for &id in ids {
         let record = store.game(id).await.expect("read").expect("the game");
@@ -240,7 +255,6 @@ async fn a_change_that_fails_half_way_fails_alone_and_leaves_nothing() {
         (0, 1),
         "nothing of the failed change stays"
     );
-    assert!(store.moves(broken, None).await.expect("moves").is_empty());
     assert_eq!(store.game_events(broken, 0, 100).await.expect("events").len(), 1);
     // The good moves told alice nothing and bob once each: his stream has
     // no hole where the failed change's event was numbered.
@@ -255,8 +269,7 @@ async fn a_change_that_fails_half_way_fails_alone_and_leaves_nothing() {
 /// A change naming a game or a player that does not exist is refused and
 /// writes nothing, batched with good ones that commit. The logs have no
 /// foreign keys to games and players: the writer's guards (the game's
-/// guarded update, the player's stream counter) are what refuse it. A
-/// move's player keeps its foreign key, which refuses a move by nobody.
+/// guarded update, the player's stream counter) are what refuse it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_change_naming_a_missing_game_or_player_writes_nothing() {
     let (database, store, alice, bob) = alice_and_bob().await;
@@ -266,16 +279,12 @@ async fn a_change_naming_a_missing_game_or_player_writes_nothing() {
         ids.push(store.create_game(a_game(players)).await.expect("a game"));
     }
     let (told_nobody, ids) = ids.split_first().expect("games");
-    let (moved_by_nobody, ids) = ids.split_first().expect("games");
     let missing_game = ids.iter().max().expect("games") + 1_000;
     let missing_player = bob.id + 1_000;
     let mut to_nobody = a_move(*told_nobody, 1, 1, players);
     to_nobody.player_events = vec![PlayerEvent::of(missing_player, "your_turn", &json!({ "ply": 1 }))];
-    let mut by_nobody = a_move(*moved_by_nobody, 1, 1, players);
-    by_nobody.insert_moves[0].player_id = missing_player;
     let bad = [
         (*told_nobody, to_nobody),
-        (*moved_by_nobody, by_nobody),
         (missing_game, a_move(missing_game, 1, 1, players)),
     ];
     for round in 0..3_i64 {
@@ -301,21 +310,18 @@ async fn a_change_naming_a_missing_game_or_player_writes_nothing() {
                 (false, Ok(())) => {}
                 (true, Err(StoreError::Conflict)) if id == missing_game => {}
                 (true, Err(StoreError::NoSuchPlayer(player))) if id == *told_nobody && player == missing_player => {}
-                (true, Err(_)) if id == *moved_by_nobody => {}
                 (bad, other) => panic!("game {id} (bad: {bad}): {other:?}"),
             }
         }
     }
     for (id, _) in bad {
-        assert!(store.moves(id, None).await.expect("moves").is_empty(), "game {id}");
+        assert!(history(&store, id).await.is_empty(), "game {id}");
         let events = store.game_events(id, 0, 100).await.expect("events").len();
         assert_eq!(events, usize::from(id != missing_game), "game {id}: only its creation");
     }
     assert!(store.game(missing_game).await.expect("read").is_none());
-    for id in [told_nobody, moved_by_nobody] {
-        let record = store.game(*id).await.expect("read").expect("the game");
-        assert_eq!((record.row.ply, record.row.event_seq), (0, 1), "game {id}");
-    }
+    let record = store.game(*told_nobody).await.expect("read").expect("the game");
+    assert_eq!((record.row.ply, record.row.event_seq), (0, 1));
     assert!(store
         .player_events(missing_player, 0, 100)
         .await
@@ -600,6 +606,12 @@ async fn the_stream_counters_keep_their_numbers_across_their_migration() {
 /// and goes on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_logs_keep_their_rows_across_their_migration() {
+    let events = [
+        "INSERT INTO game_events (game_id, seq, kind, payload, created_at) VALUES (1, 1, 'created', '{}', 1)"
+            .to_owned(),
+        stored_move_event(2, 1, "a1"),
+        stored_move_event(3, 2, "b1"),
+    ];
     let rows = [
         "INSERT INTO players (name, name_key, password_hash, created_at) VALUES ('alice', 'alice', 'x', 0), ('bob', 'bob', 'x', 0)",
         "INSERT INTO player_streams (player_id, event_seq) SELECT id, 1 FROM players",
@@ -610,10 +622,9 @@ async fn the_logs_keep_their_rows_across_their_migration() {
         "INSERT INTO moves (game_id, ply, seat, player_id, notation, created_at) \
          SELECT (SELECT max(id) FROM games), ply, ply - 1, id, notation, ply FROM \
          (SELECT 1 AS ply, 'a1' AS notation, 'alice' AS name UNION ALL SELECT 2, 'b1', 'bob') m JOIN players USING (name)",
-        "INSERT INTO game_events (game_id, seq, kind, payload, created_at) SELECT (SELECT max(id) FROM games), seq, kind, '{}', seq \
-         FROM (SELECT 1 AS seq, 'created' AS kind UNION ALL SELECT 2, 'move' UNION ALL SELECT 3, 'move') e",
         "INSERT INTO player_events (player_id, seq, kind, payload, created_at) SELECT id, 1, 'your_turn', '{}', 1 FROM players",
     ];
+    let rows: Vec<&str> = rows.into_iter().chain(events.iter().map(String::as_str)).collect();
     let database = a_database_before("log_guards.sql", &rows).await;
     let store = store::connect(&database.url).await.expect("the store migrates it");
     let alice = store.player_by_name("alice").await.expect("read").expect("alice");
@@ -627,10 +638,112 @@ async fn the_logs_keep_their_rows_across_their_migration() {
         .update_game(a_move(id, 3, 3, (alice.id, bob.id)))
         .await
         .expect("a move");
-    assert_eq!(store.moves(id, None).await.expect("moves").len(), 3);
+    assert_eq!(notations(&store, id).await, ["a1", "b1", "a3"]);
     assert_eq!(store.game_events(id, 0, 100).await.expect("events").len(), 4);
     assert_eq!(stream(&store, bob.id).await, [1, 2]);
     drop(store);
+    database.remove().await;
+}
+
+/// The statement that stores move `ply` (`notation`) of the database's only
+/// game as event `seq`, as the server writes it: alice (seat 0) plays the
+/// odd plies, bob the even ones.
+fn stored_move_event(seq: i64, ply: i64, notation: &str) -> String {
+    let mover = (ply - 1) % 2;
+    let player = ["alice", "bob"][mover as usize];
+    format!(
+        "INSERT INTO game_events (game_id, seq, kind, payload, created_at) VALUES (1, {seq}, 'move', \
+         '{{\"ply\": {ply}, \"seat\": {mover}, \"player\": \"{player}\", \"move\": \"{notation}\", \
+         \"effect\": null, \"message\": null, \"status\": \"active\", \"to_move\": {}}}', {seq})",
+        1 - mover
+    )
+}
+
+/// A database before the moves were read from their events
+/// (`*_moves_in_events.sql`): one game at ply 3, whose third move `a3` was
+/// taken back and `c3` played instead; its stored third move is `third`.
+async fn a_game_with_a_takeback(third: &str) -> Database {
+    let mut rows: Vec<String> = [
+        "INSERT INTO players (name, name_key, password_hash, created_at) VALUES ('alice', 'alice', 'x', 0), ('bob', 'bob', 'x', 0)",
+        "INSERT INTO player_streams (player_id, event_seq) SELECT id, 1 FROM players",
+        "INSERT INTO games (game, variant, status, public, ply, to_move, event_seq, created_by, created_at, updated_at) \
+         SELECT 'gravity', 'standard', 'active', TRUE, 3, 1, 6, id, 0, 6 FROM players WHERE name = 'alice'",
+        "INSERT INTO seats (game_id, seat, player_id) SELECT 1, seat, id \
+         FROM (SELECT 0 AS seat, 'alice' AS name UNION ALL SELECT 1, 'bob') s JOIN players USING (name)",
+        "INSERT INTO game_events (game_id, seq, kind, payload, created_at) VALUES (1, 1, 'created', '{}', 1)",
+        "INSERT INTO game_events (game_id, seq, kind, payload, created_at) \
+         VALUES (1, 5, 'takeback_accepted', '{\"seat\": 1, \"ply\": 3}', 5)",
+    ]
+    .map(str::to_owned)
+    .into();
+    rows.extend([
+        stored_move_event(2, 1, "a1"),
+        stored_move_event(3, 2, "b1"),
+        stored_move_event(4, 3, "a3"),
+        stored_move_event(6, 3, "c3"),
+    ]);
+    rows.push(format!(
+        "INSERT INTO moves (game_id, ply, seat, player_id, notation, created_at) \
+         SELECT 1, ply, (ply - 1) % 2, id, notation, ply FROM \
+         (SELECT 1 AS ply, 'a1' AS notation, 'alice' AS name UNION ALL SELECT 2, 'b1', 'bob' \
+          UNION ALL SELECT 3, '{third}', 'alice') m JOIN players USING (name)"
+    ));
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    a_database_before("moves_in_events.sql", &rows).await
+}
+
+/// The migration that reads the moves from their events
+/// (`*_moves_in_events.sql`) drops the table of moves: a game played
+/// before it, a move taken back and played again, reads back as it stood,
+/// and goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_moves_read_from_their_events_are_the_moves_stored_before() {
+    let database = a_game_with_a_takeback("c3").await;
+    let store = store::connect(&database.url).await.expect("the store migrates it");
+    let alice = store.player_by_name("alice").await.expect("read").expect("alice");
+    let bob = store.player_by_name("bob").await.expect("read").expect("bob");
+    let id = 1;
+    assert_eq!(notations(&store, id).await, ["a1", "b1", "c3"]);
+    let record = store.game(id).await.expect("read").expect("the game");
+    let third = store.move_at(&record, 3).await.expect("read").expect("move 3");
+    assert_eq!(
+        (third.notation.as_str(), third.player_id, third.created_at),
+        ("c3", alice.id, 6)
+    );
+    let first = store.move_at(&record, 1).await.expect("read").expect("move 1");
+    assert_eq!((first.notation.as_str(), first.player_name.as_str()), ("a1", "alice"));
+    assert!(store.move_at(&record, 4).await.expect("read").is_none());
+    store
+        .update_game(a_move(id, 6, 4, (alice.id, bob.id)))
+        .await
+        .expect("a move");
+    assert_eq!(notations(&store, id).await, ["a1", "b1", "c3", "a4"]);
+    drop(store);
+    database.remove().await;
+}
+
+/// The same migration refuses a database whose stored moves are not all in
+/// the log (here the third says `zz`, its event `c3`), and leaves it as it
+/// was: nothing is dropped that the log would not give back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_move_missing_from_the_log_stops_its_migration() {
+    let database = a_game_with_a_takeback("zz").await;
+    for _ in 0..2 {
+        assert!(store::connect(&database.url).await.is_err(), "the migration is refused");
+    }
+    let count = "SELECT count(*) FROM moves";
+    let stored: i64 = if database.is_postgres() {
+        let pool = sqlx::PgPool::connect(&database.url).await.expect("PostgreSQL");
+        let stored = sqlx::query_scalar(count).fetch_one(&pool).await.expect("the moves");
+        pool.close().await;
+        stored
+    } else {
+        let pool = sqlx::SqlitePool::connect(&database.url).await.expect("SQLite");
+        let stored = sqlx::query_scalar(count).fetch_one(&pool).await.expect("the moves");
+        pool.close().await;
+        stored
+    };
+    assert_eq!(stored, 3, "the moves stay stored");
     database.remove().await;
 }
 

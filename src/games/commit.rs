@@ -28,6 +28,17 @@ use super::hot::Hot;
 use super::publish::Committed;
 use super::Games;
 
+/// A move a change plays.
+#[derive(Clone, Debug)]
+pub struct NewMove {
+    pub ply: i64,
+    pub seat: Seat,
+    pub player_id: i64,
+    pub notation: String,
+    pub effect: Option<String>,
+    pub message: Option<String>,
+}
+
 /// One decided change of a game, not yet written.
 #[derive(Clone, Debug)]
 pub struct Progress {
@@ -35,6 +46,10 @@ pub struct Progress {
     /// from `events` and `notices` when it is committed.
     pub update: GameUpdate,
     pub events: Vec<GameEvent>,
+    /// The moves it plays, in order: one, or two when a conditional reply
+    /// answers the first. Each is stored as its `move` event, among
+    /// `events`; these are what the answer shows.
+    pub moves: Vec<NewMove>,
     pub notices: Vec<(i64, PlayerNotice)>,
     /// Players taking a seat: `(seat, id, name, bot account)`.
     pub seated: Vec<(Seat, i64, String, bool)>,
@@ -60,8 +75,6 @@ impl Progress {
                 takeback_offer: row.takeback_offer,
                 now,
                 sit: Vec::new(),
-                insert_moves: Vec::new(),
-                delete_move: None,
                 events: Vec::new(),
                 player_events: Vec::new(),
                 clock: row.clock.clone(),
@@ -73,6 +86,7 @@ impl Progress {
                 tournament: None,
             },
             events: Vec::new(),
+            moves: Vec::new(),
             notices: Vec::new(),
             seated: Vec::new(),
             ending: None,

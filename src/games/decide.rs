@@ -7,9 +7,9 @@
 use crate::clock::{Clock, ClockState, Pause};
 use crate::domain::{GameStatus, InviteCode, Seat};
 use crate::rules::AnyGame;
-use crate::store::{GameRecord, MoveRow, NewMove, Player};
+use crate::store::{GameRecord, MoveRow, Player};
 
-use super::commit::Progress;
+use super::commit::{NewMove, Progress};
 use super::conditional::Conditional;
 use super::error::{GameError, GameResult, OfferKind};
 use super::events::{Ending, GameEvent, MoveEvent, PlayerNotice};
@@ -196,7 +196,7 @@ fn record_move(
         effect: played.effect.clone(),
         message: message.clone(),
     };
-    update.insert_moves.push(stored.clone());
+    progress.moves.push(stored.clone());
     let outcome = next.outcome();
     progress.event(GameEvent::Move(MoveEvent {
         ply,
@@ -345,7 +345,6 @@ pub fn takeback(
         update.takeback_offer = 0;
         update.draw_offer = 0;
         update.ply = ply - 1;
-        update.delete_move = Some(ply);
         progress.clear_conditionals(record);
         progress.event(GameEvent::TakebackAccepted { seat, ply });
         return Ok(Some(ply - 1));

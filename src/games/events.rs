@@ -392,6 +392,19 @@ mod tests {
             json!({ "ply": 3, "seat": 0, "player": "alice", "move": "d4", "effect": "lands on d1",
                     "message": null, "status": "active", "to_move": 1 })
         );
+        // The store reads the move back from this payload: it is the
+        // game's history (`store/model/history.rs`).
+        let stored: crate::store::MovePayload = serde_json::from_str(mv.payload.get()).expect("a move");
+        assert_eq!(
+            (
+                stored.ply,
+                stored.seat,
+                stored.player.as_str(),
+                stored.notation.as_str()
+            ),
+            (3, Seat::from(0), "alice", "d4")
+        );
+        assert_eq!((stored.effect.as_deref(), stored.message), (Some("lands on d1"), None));
         let off = GameEvent::CalledOff {
             reason: "invitation declined",
         }

@@ -127,7 +127,7 @@ impl Games {
         let moves = if record.row.ply == 0 {
             Vec::new()
         } else {
-            self.store.moves(record.row.id, None).await?
+            self.store.moves(record, None).await?
         };
         let game = super::replay(record, &moves)?;
         // A copy newer than `record` stays: it was committed after `record`

@@ -13,7 +13,8 @@
 //!   the cached position and plays on a copy. Actions on one game are
 //!   serialised by a per-game lock in this process, and across processes by
 //!   the store's optimistic check on the game's event number (plus the
-//!   unique `(game_id, ply)` key of `moves`). When a write loses a race the
+//!   unique `(game_id, seq)` key of its event log, which holds its moves).
+//!   When a write loses a race the
 //!   action reloads the game from the database and decides again, which
 //!   yields the idempotent answer or a clean refusal.
 //! - Nothing is acknowledged before its transaction commits; what commits

@@ -157,7 +157,7 @@ impl Games {
     /// The position after move `ply`, for an agreed takeback: the player to
     /// move is told, and their turn begins again.
     async fn take_back_to(&self, record: &GameRecord, progress: &mut Progress, ply: i64) -> GameResult<AnyGame> {
-        let moves = self.store.moves(record.row.id, Some(ply)).await?;
+        let moves = self.store.moves(record, Some(ply)).await?;
         let game = super::replay(record, &moves)?;
         progress.update.to_move = game.to_move().map(Seat::from);
         progress.notices.clear();

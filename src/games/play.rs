@@ -7,9 +7,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::rules::AnyGame;
-use crate::store::{GameRecord, MoveRow, NewMove, Player};
+use crate::store::{GameRecord, MoveRow, Player};
 use crate::views::{LeanMoveAnswer, MoveAnswer, MoveRecord, MoveReply};
 
+use super::commit::NewMove;
 use super::decide::{self, MoveDecision, MoveInput};
 use super::error::{GameError, GameResult};
 use super::hot::{settled, Hot};
@@ -135,7 +136,7 @@ impl Games {
         if ply == 0 {
             return Ok(None);
         }
-        Ok(self.store.move_at(stored.record.row.id, ply).await?.map(Cow::Owned))
+        Ok(self.store.move_at(&stored.record, ply).await?.map(Cow::Owned))
     }
 
     /// The move stored, under the game's lock; the answer is rendered
@@ -221,7 +222,7 @@ impl Games {
         };
         let decide::Played { progress, next, stored } = *played;
         // The last move played: this one, or the conditional reply to it.
-        let reply = match progress.update.insert_moves.as_slice() {
+        let reply = match progress.moves.as_slice() {
             [.., reply] if reply.ply != stored.ply => Some(reply.clone()),
             _ => None,
         };
@@ -271,7 +272,7 @@ impl Games {
         if command.ply >= record.row.ply {
             return Ok(None);
         }
-        let Some(stored) = self.store.move_at(record.row.id, command.ply + 1).await? else {
+        let Some(stored) = self.store.move_at(record, command.ply + 1).await? else {
             return Ok(None);
         };
         if stored.player_id != player.id || !self.same_move(record, &stored, &command.notation).await? {
@@ -285,7 +286,7 @@ impl Games {
         if notation.trim() == stored.notation {
             return Ok(true);
         }
-        let moves = self.store.moves(record.row.id, Some(stored.ply - 1)).await?;
+        let moves = self.store.moves(record, Some(stored.ply - 1)).await?;
         let before = super::replay(record, &moves)?;
         Ok(before
             .check(notation)

@@ -98,7 +98,7 @@ impl Games {
         if ply < 0 || ply > record.row.ply {
             return Err(GameError::BadPly { max: record.row.ply });
         }
-        let moves = self.store.moves(record.row.id, Some(ply)).await?;
+        let moves = self.store.moves(record, Some(ply)).await?;
         super::replay(record, &moves)
     }
 
@@ -111,7 +111,7 @@ impl Games {
     ) -> GameResult<GameState> {
         let ply = i64::from(game.ply());
         let last_move = if ply > 0 {
-            self.store.move_at(record.row.id, ply).await?
+            self.store.move_at(record, ply).await?
         } else {
             None
         };
@@ -144,7 +144,7 @@ impl Games {
         };
         let (previous, last_move) = if ply > 0 {
             let before = self.at_ply(&record, ply - 1).await?;
-            (Some(before.view()), self.store.move_at(id, ply).await?)
+            (Some(before.view()), self.store.move_at(&record, ply).await?)
         } else {
             (None, None)
         };
@@ -159,7 +159,7 @@ impl Games {
 
     pub async fn history(&self, viewer: Option<&Player>, id: i64) -> GameResult<(GameRecord, Vec<MoveRow>)> {
         let record = self.load_visible(id, viewer).await?;
-        let moves = self.store.moves(id, None).await?;
+        let moves = self.store.moves(&record, None).await?;
         Ok((record, moves))
     }
 

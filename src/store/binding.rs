@@ -25,8 +25,9 @@ use sqlx::{Database, Encode, Executor, FromRow, IntoArguments, Pool, Type};
 use super::backend::Affected;
 use super::rows::{ConditionalRecord, SeatRecord};
 use super::{
-    BotRow, Credentials, DeliveryRow, EntrantRow, EventRow, GameRow, InboxRow, MoveRow, NotifySettings, PairingRow,
-    PlayedGame, Player, RatedGame, RatingPoint, RatingRow, SessionRow, TokenSession, TournamentRow, Waiting,
+    BotRow, Credentials, DeliveryRow, EntrantRow, EventRow, GameRow, InboxRow, MoveEventRow, NotifySettings,
+    PairingRow, PlayedGame, Player, RatedGame, RatingPoint, RatingRow, SessionRow, TokenSession, TournamentRow,
+    Waiting,
 };
 
 /// A value sqlx's statements of `DB` can bind as it is.
@@ -139,7 +140,7 @@ pub trait SharedRows:
     + Reads<SessionRow>
     + Reads<GameRow>
     + Reads<SeatRecord>
-    + Reads<MoveRow>
+    + Reads<MoveEventRow>
     + Reads<EventRow>
     + Reads<ConditionalRecord>
     + Reads<NotifySettings>

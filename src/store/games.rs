@@ -1,8 +1,9 @@
-//! The games aggregate: a game's row, its seats, its moves and its event
-//! log, written only through the group-commit writer (`create_game`,
-//! `update_game`). Promises: an update applies whole or not at all, and only
-//! while the game is still at its `expected_seq`; every caller hears its
-//! result after the transaction carrying it committed.
+//! The games aggregate: a game's row, its seats and its event log (which
+//! holds its moves: `model/history.rs`), written only through the
+//! group-commit writer (`create_game`, `update_game`). Promises: an update
+//! applies whole or not at all, and only while the game is still at its
+//! `expected_seq`; every caller hears its result after the transaction
+//! carrying it committed; a game's moves are read as of the row given.
 
 use async_trait::async_trait;
 
@@ -26,9 +27,11 @@ pub struct CreatorStanding {
 pub trait GameStore: Send + Sync {
     async fn game(&self, id: i64) -> StoreResult<Option<GameRecord>>;
     async fn list_games(&self, filter: &GameFilter) -> StoreResult<Vec<GameRecord>>;
-    /// Moves `1..=upto` (all when `None`), in order.
-    async fn moves(&self, game_id: i64, upto: Option<i64>) -> StoreResult<Vec<MoveRow>>;
-    async fn move_at(&self, game_id: i64, ply: i64) -> StoreResult<Option<MoveRow>>;
+    /// The moves standing at `game`'s row, `1..=upto` of them (all when
+    /// `None`), in order.
+    async fn moves(&self, game: &GameRecord, upto: Option<i64>) -> StoreResult<Vec<MoveRow>>;
+    /// Move `ply` of `game` as its row stands (`None` past its last move).
+    async fn move_at(&self, game: &GameRecord, ply: i64) -> StoreResult<Option<MoveRow>>;
     /// Creates the game, its seats and events; returns its id.
     async fn create_game(&self, game: NewGame) -> StoreResult<i64>;
     /// Applies a change atomically; [`super::StoreError::Conflict`] or

@@ -54,6 +54,7 @@ pub use error::{StoreError, StoreResult};
 pub use games::{CreatorStanding, GameStore};
 pub use group_commit::CommitStats;
 pub use mail::MailStore;
+pub use model::{latest_at, GameAt, History, HistoryError, MoveEventRow, MovePayload, NotReached};
 pub use model::{
     BadTournamentKind, EntrantChange, EntrantRow, Entry, NewPairing, NewTournament, PairingRow, TournamentFilter,
     TournamentFormat, TournamentRecord, TournamentRow, TournamentSettings, TournamentStatus, TournamentStep,
@@ -61,9 +62,9 @@ pub use model::{
 pub use model::{
     BotRow, ConditionalRow, ConditionalTrees, ConditionalWrite, Credentials, DeadlineChange, DeliveryRow, Event,
     EventRow, GameFilter, GameRecord, GameRow, GameUpdate, InboxRow, MailSettlement, MoveRow, NewBot, NewConditional,
-    NewDelivery, NewGame, NewMail, NewMove, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox,
-    PlayedGame, Player, PlayerChange, PlayerEvent, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow,
-    RatingValues, Reminder, SeatRow, SessionRow, SettingsUpdate, Settlement, TokenSession, Waiting,
+    NewDelivery, NewGame, NewMail, NewPassword, NewPlayer, NewToken, NewVacation, NotifySettings, Outbox, PlayedGame,
+    Player, PlayerChange, PlayerEvent, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow, RatingValues,
+    Reminder, SeatRow, SessionRow, SettingsUpdate, Settlement, TokenSession, Waiting,
 };
 pub use notify::NotifyStore;
 pub use players::PlayerStore;

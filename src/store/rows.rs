@@ -106,7 +106,7 @@ mod tests {
 
     use super::*;
     use crate::domain::GameStatus;
-    use crate::store::{GameRow, MoveRow};
+    use crate::store::{GameRow, MoveEventRow};
 
     fn seat(player: (Option<i64>, Option<&str>)) -> SeatRecord {
         SeatRecord {
@@ -166,13 +166,25 @@ mod tests {
                 "{status} {to_move}"
             );
         }
-        let error = sqlx::query_as::<_, MoveRow>(
-            "SELECT 1 AS ply, -1 AS seat, 1 AS player_id, 'ann' AS player_name, 'a1' AS notation, \
-             NULL AS effect, NULL AS message, 0 AS created_at",
-        )
-        .fetch_one(&pool)
-        .await
-        .expect_err("no seat");
-        assert!(matches!(StoreError::from(error), StoreError::BadRow(_)));
+        let a_move = |payload: &str| {
+            sqlx::query_as::<_, MoveEventRow>("SELECT 5 AS seq, ?1 AS payload, 0 AS created_at")
+                .bind(payload.to_owned())
+                .fetch_one(&pool)
+        };
+        let row = a_move(r#"{"ply": 1, "seat": 1, "player": "ann", "move": "a1", "effect": null}"#)
+            .await
+            .expect("a move event");
+        assert_eq!(
+            (row.payload.0.seat, row.payload.0.notation.as_str()),
+            (Seat::from(1), "a1")
+        );
+        for not_a_move in [
+            r#"{"ply": 1, "seat": -1, "player": "ann", "move": "a1"}"#,
+            r#"{"ply": 1, "seat": 0, "player": "ann"}"#,
+            "{}",
+        ] {
+            let error = a_move(not_a_move).await.expect_err("not a move");
+            assert!(matches!(StoreError::from(error), StoreError::BadRow(_)), "{not_a_move}");
+        }
     }
 }

@@ -25,11 +25,6 @@ pub const UPDATE_GAME: &str = "UPDATE games SET status = $1, ply = $2, to_move =
 /// A player takes an open seat; matches nothing when it is taken.
 pub const SIT: &str = "UPDATE seats SET player_id = $1 WHERE game_id = $2 AND seat = $3 AND player_id IS NULL";
 
-pub const DELETE_MOVE: &str = "DELETE FROM moves WHERE game_id = $1 AND ply = $2";
-
-pub const INSERT_MOVE: &str = "INSERT INTO moves (game_id, ply, seat, player_id, notation, effect, message, \
-     created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
-
 /// A player's tree of conditional moves, replacing theirs.
 pub const PUT_CONDITIONAL: &str = "INSERT INTO conditionals (game_id, player_id, ply, lines, updated_at) \
      VALUES ($1, $2, $3, $4, $5) ON CONFLICT (game_id, player_id) DO UPDATE SET ply = excluded.ply, \

@@ -162,8 +162,8 @@ fn a_legal_move_is_stored_announced_and_passes_the_turn() {
     assert_eq!(update.to_move, Some(seat(1)));
     assert_eq!(update.status, GameStatus::Active);
     assert_eq!(update.expected_seq, 10);
-    let [stored] = update.insert_moves.as_slice() else {
-        panic!("one move to insert: {:?}", update.insert_moves)
+    let [stored] = played.progress.moves.as_slice() else {
+        panic!("one move played: {:?}", played.progress.moves)
     };
     assert_eq!((stored.ply, stored.seat, stored.player_id), (1, seat(0), ALICE));
     assert_eq!(stored.notation, "d4");
@@ -381,7 +381,7 @@ fn a_takeback_needs_a_move_and_every_seat() {
     let mut agree = Progress::of(&asked, NOW);
     assert_eq!(takeback(&mut agree, &asked, &game, seat(0), true).unwrap(), Some(1));
     assert_eq!(agree.update.ply, 1);
-    assert_eq!(agree.update.delete_move, Some(2));
+    assert!(agree.moves.is_empty(), "a takeback plays no move");
     assert_eq!((agree.update.takeback_offer, agree.update.draw_offer), (0, 0));
     assert_eq!(kinds(&agree), ["takeback_accepted"]);
 

@@ -10,12 +10,14 @@ use crate::domain::{GameStatus, Seat};
 
 mod bots;
 mod conditionals;
+mod history;
 mod payload;
 mod ratings;
 mod tournaments;
 
 pub use bots::{BotRow, NewBot};
 pub use conditionals::{ConditionalRow, ConditionalTrees, ConditionalWrite, NewConditional};
+pub use history::{latest_at, GameAt, History, HistoryError, MoveEventRow, MovePayload, NotReached};
 pub use payload::{Event, PlayerEvent};
 pub use ratings::{PlayedGame, PlayerResult, RatedGame, RatingChange, RatingPoint, RatingRow, RatingValues};
 pub use tournaments::{
@@ -196,8 +198,8 @@ pub struct GameRecord {
     pub seats: Vec<SeatRow>,
 }
 
-/// A stored move.
-#[derive(Clone, Debug, sqlx::FromRow)]
+/// A stored move, as its `move` event tells it (`history.rs`).
+#[derive(Clone, Debug)]
 pub struct MoveRow {
     pub ply: i64,
     pub seat: Seat,
@@ -207,17 +209,6 @@ pub struct MoveRow {
     pub effect: Option<String>,
     pub message: Option<String>,
     pub created_at: i64,
-}
-
-/// A move to store.
-#[derive(Clone, Debug)]
-pub struct NewMove {
-    pub ply: i64,
-    pub seat: Seat,
-    pub player_id: i64,
-    pub notation: String,
-    pub effect: Option<String>,
-    pub message: Option<String>,
 }
 
 /// A stored event, of either log.
@@ -321,11 +312,6 @@ pub struct GameUpdate {
     pub now: i64,
     /// `(seat, player)`: a player takes an open seat.
     pub sit: Vec<(Seat, i64)>,
-    /// The moves played, in order: one, or two when a conditional reply
-    /// answers the first.
-    pub insert_moves: Vec<NewMove>,
-    /// A move taken back.
-    pub delete_move: Option<i64>,
     pub events: Vec<Event>,
     pub player_events: Vec<PlayerEvent>,
     pub clock: Option<Value>,

@@ -13,14 +13,13 @@ use sqlx::types::Json;
 use sqlx::{Postgres, Transaction};
 
 use crate::store::group_commit::Change;
-use crate::store::{Event, GameUpdate, NewMove, PlayerEvent, StoreError, StoreResult};
+use crate::store::{Event, GameUpdate, PlayerEvent, StoreError, StoreResult};
 
 /// Splits a batch, by index, into the updates that can be written with one
-/// statement per table (no seat taken, no move taken back, no rating
-/// changed, no conditional tree written, the first update
-/// of its game in the batch, so its guard sees the game as it was before
-/// the batch) and the rest (creations among them), written one by one
-/// after them, in order.
+/// statement per table (no seat taken, no rating changed, no conditional
+/// tree written, the first update of its game in the batch, so its guard
+/// sees the game as it was before the batch) and the rest (creations among
+/// them), written one by one after them, in order.
 pub fn split_plain(batch: &[Change]) -> (Vec<usize>, Vec<usize>) {
     let mut seen = HashSet::with_capacity(batch.len());
     let (mut plain, mut rest) = (Vec::with_capacity(batch.len()), Vec::new());
@@ -30,7 +29,6 @@ pub fn split_plain(batch: &[Change]) -> (Vec<usize>, Vec<usize>) {
                 let first = seen.insert(update.id);
                 first
                     && update.sit.is_empty()
-                    && update.delete_move.is_none()
                     && update.ratings.is_empty()
                     && update.conditional.is_none()
                     && update.tournament.is_none()
@@ -49,7 +47,6 @@ pub fn split_plain(batch: &[Change]) -> (Vec<usize>, Vec<usize>) {
 /// The rows that plain updates add once their guards let them through,
 /// for a backend to write with one statement per table.
 pub struct PlainRows<'a> {
-    pub moves: Vec<(&'a GameUpdate, &'a NewMove)>,
     pub events: Vec<GameEventRow<'a>>,
     pub player_events: PlayerEventRows<'a>,
 }
@@ -57,10 +54,6 @@ pub struct PlainRows<'a> {
 impl<'a> PlainRows<'a> {
     pub fn of(through: &[&'a GameUpdate]) -> PlainRows<'a> {
         PlainRows {
-            moves: through
-                .iter()
-                .flat_map(|u| u.insert_moves.iter().map(move |m| (*u, m)))
-                .collect(),
             events: through
                 .iter()
                 .flat_map(|u| GameEventRow::numbered(u.id, u.expected_seq + 1, &u.events, u.now))
@@ -175,9 +168,6 @@ pub async fn write(tx: &mut Transaction<'_, Postgres>, batch: &[&GameUpdate]) ->
     let applied = update_games(tx, batch).await?;
     let through: Vec<&GameUpdate> = batch.iter().copied().filter(|u| applied.contains(&u.id)).collect();
     let rows = PlainRows::of(&through);
-    if !rows.moves.is_empty() {
-        insert_moves(tx, &rows.moves).await?;
-    }
     insert_game_events(tx, &rows.events).await?;
     insert_player_events(tx, &rows.player_events).await?;
     Ok(applied)
@@ -244,36 +234,6 @@ pub async fn insert_game_events(tx: &mut Transaction<'_, Postgres>, events: &[Ga
             .collect::<Vec<Json<&RawValue>>>(),
     )
     .bind(events.iter().map(|e| e.now).collect::<Vec<i64>>())
-    .execute(&mut **tx)
-    .await
-    .map_err(StoreError::from_write)?;
-    Ok(())
-}
-
-async fn insert_moves(tx: &mut Transaction<'_, Postgres>, moves: &[(&GameUpdate, &NewMove)]) -> StoreResult<()> {
-    sqlx::query(
-        "INSERT INTO moves (game_id, ply, seat, player_id, notation, effect, message, created_at) \
-         SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], \
-         $6::text[], $7::text[], $8::bigint[])",
-    )
-    .bind(moves.iter().map(|(u, _)| u.id).collect::<Vec<i64>>())
-    .bind(moves.iter().map(|(_, m)| m.ply).collect::<Vec<i64>>())
-    .bind(moves.iter().map(|(_, m)| i64::from(m.seat)).collect::<Vec<i64>>())
-    .bind(moves.iter().map(|(_, m)| m.player_id).collect::<Vec<i64>>())
-    .bind(moves.iter().map(|(_, m)| m.notation.as_str()).collect::<Vec<&str>>())
-    .bind(
-        moves
-            .iter()
-            .map(|(_, m)| m.effect.as_deref())
-            .collect::<Vec<Option<&str>>>(),
-    )
-    .bind(
-        moves
-            .iter()
-            .map(|(_, m)| m.message.as_deref())
-            .collect::<Vec<Option<&str>>>(),
-    )
-    .bind(moves.iter().map(|(u, _)| u.now).collect::<Vec<i64>>())
     .execute(&mut **tx)
     .await
     .map_err(StoreError::from_write)?;

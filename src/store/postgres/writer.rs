@@ -61,27 +61,6 @@ async fn apply_update(tx: &mut Transaction<'_, Postgres>, update: &GameUpdate) -
             return Err(StoreError::Conflict);
         }
     }
-    if let Some(ply) = update.delete_move {
-        sqlx::query(sql::DELETE_MOVE)
-            .bind(update.id)
-            .bind(ply)
-            .execute(&mut **tx)
-            .await?;
-    }
-    for m in &update.insert_moves {
-        sqlx::query(sql::INSERT_MOVE)
-            .bind(update.id)
-            .bind(m.ply)
-            .bind(m.seat)
-            .bind(m.player_id)
-            .bind(&m.notation)
-            .bind(&m.effect)
-            .bind(&m.message)
-            .bind(update.now)
-            .execute(&mut **tx)
-            .await
-            .map_err(StoreError::from_write)?;
-    }
     if let Some(write) = &update.conditional {
         write_conditional(tx, update.id, write, update.now).await?;
     }

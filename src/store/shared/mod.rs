@@ -23,9 +23,10 @@ use super::backend::{Affected, Backend};
 use super::binding::{Select, SharedSql, Statement};
 use super::rows::{SeatRecord, SEATS_OF_GAME};
 use super::{
-    sql, ClockStore, CommitStats, CreatorStanding, Credentials, DeadlineChange, EventRow, GameFilter, GameRecord,
-    GameRow, GameStore, GameUpdate, MoveRow, NewGame, NewPlayer, NewVacation, Player, PlayerChange, PlayerStore,
-    Reminder, SeatRow, StoreError, StoreHealth, StoreResult,
+    latest_at, sql, ClockStore, CommitStats, CreatorStanding, Credentials, DeadlineChange, EventRow, GameAt,
+    GameFilter, GameRecord, GameRow, GameStore, GameUpdate, History, HistoryError, MoveEventRow, MoveRow, NewGame,
+    NewPlayer, NewVacation, NotReached, Player, PlayerChange, PlayerStore, Reminder, SeatRow, StoreError, StoreHealth,
+    StoreResult,
 };
 use super::{DeliveryRow, NotifySettings, NotifyStore, Outbox, Settlement, Waiting};
 use crate::domain::GameStatus;
@@ -201,8 +202,20 @@ impl<B: Backend> PlayerStore for B {
     }
 }
 
-const MOVE: &str = "SELECT m.ply, m.seat, m.player_id, p.name AS player_name, m.notation, m.effect, \
-     m.message, m.created_at FROM moves m JOIN players p ON p.id = m.player_id";
+/// A game's `move` events up to an event number (`$1` game, `$2` last
+/// event), in order.
+const MOVE_EVENTS: &str = "SELECT seq, payload, created_at FROM game_events \
+     WHERE game_id = $1 AND seq <= $2 AND kind = 'move' ORDER BY seq";
+
+/// A game's latest `move` events up to an event number (`$3` of them),
+/// newest first.
+const LATEST_MOVE_EVENTS: &str = "SELECT seq, payload, created_at FROM game_events \
+     WHERE game_id = $1 AND seq <= $2 AND kind = 'move' ORDER BY seq DESC LIMIT $3";
+
+/// How many of a game's latest `move` events a look-up of one move reads
+/// before it reads the whole log: the move asked is nearly always the last
+/// one (a game's state, a retry), else one of the few taken back since.
+const LATEST_MOVES_READ: i64 = 4;
 
 #[async_trait]
 impl<B: Backend> GameStore for B {
@@ -279,24 +292,41 @@ impl<B: Backend> GameStore for B {
         Ok(games)
     }
 
-    async fn moves(&self, game_id: i64, upto: Option<i64>) -> StoreResult<Vec<MoveRow>> {
-        let query = format!("{MOVE} WHERE m.game_id = $1 AND ($2 IS NULL OR m.ply <= $2) ORDER BY m.ply");
-        Ok(sqlx::query(&query)
-            .arg(game_id)
-            .arg(upto)
+    async fn moves(&self, game: &GameRecord, upto: Option<i64>) -> StoreResult<Vec<MoveRow>> {
+        let at = GameAt::of(game);
+        if at.ply == 0 {
+            return Ok(Vec::new());
+        }
+        let events: Vec<MoveEventRow> = sqlx::query(MOVE_EVENTS)
+            .arg(at.id)
+            .arg(game.row.event_seq)
             .rows()
             .fetch_all(self.db())
-            .await?)
+            .await?;
+        let mut history = History::of(at);
+        for event in events {
+            history.push(event).map_err(bad_history)?;
+        }
+        history.standing(upto).map_err(bad_history)
     }
 
-    async fn move_at(&self, game_id: i64, ply: i64) -> StoreResult<Option<MoveRow>> {
-        let query = format!("{MOVE} WHERE m.game_id = $1 AND m.ply = $2");
-        Ok(sqlx::query(&query)
-            .arg(game_id)
-            .arg(ply)
+    async fn move_at(&self, game: &GameRecord, ply: i64) -> StoreResult<Option<MoveRow>> {
+        let at = GameAt::of(game);
+        if ply < 1 || ply > at.ply {
+            return Ok(None);
+        }
+        let latest: Vec<MoveEventRow> = sqlx::query(LATEST_MOVE_EVENTS)
+            .arg(at.id)
+            .arg(game.row.event_seq)
+            .arg(LATEST_MOVES_READ)
             .rows()
-            .fetch_optional(self.db())
-            .await?)
+            .fetch_all(self.db())
+            .await?;
+        match latest_at(at, ply, latest) {
+            Ok(found) => Ok(found),
+            Err(NotReached::Bad(e)) => Err(bad_history(e)),
+            Err(NotReached::Beyond) => Ok(self.moves(game, Some(ply)).await?.pop()),
+        }
     }
 
     async fn create_game(&self, game: NewGame) -> StoreResult<i64> {
@@ -320,6 +350,11 @@ impl<B: Backend> GameStore for B {
     fn announcements(&self) -> Option<mpsc::Receiver<Vec<Announcement>>> {
         Backend::announcements(self)
     }
+}
+
+/// A game's log that does not read as its history: the database is wrong.
+fn bad_history(error: HistoryError) -> StoreError {
+    StoreError::BadRow(sqlx::Error::Decode(Box::new(error)))
 }
 
 /// A page of one event log: `sql` selects an owner's events after a

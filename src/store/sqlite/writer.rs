@@ -353,25 +353,6 @@ fn update_game(tx: &mut Batch, update: &GameUpdate) -> ChangeResult<bool> {
             StoreError::Conflict,
         )?;
     }
-    if let Some(ply) = update.delete_move {
-        execute(tx, sql::DELETE_MOVE, params![update.id, ply])?;
-    }
-    for m in &update.insert_moves {
-        execute(
-            tx,
-            sql::INSERT_MOVE,
-            params![
-                update.id,
-                m.ply,
-                i64::from(m.seat),
-                m.player_id,
-                m.notation,
-                m.effect,
-                m.message,
-                update.now
-            ],
-        )?;
-    }
     if let Some(write) = &update.conditional {
         write_conditional(tx, update.id, write, update.now)?;
     }

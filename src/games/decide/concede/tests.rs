@@ -66,7 +66,7 @@ fn resigning_a_two_player_game_gives_it_to_the_other() {
         progress.update.outcome,
         Some(json!({ "winners": [1], "reason": "resignation" }))
     );
-    assert!(progress.update.insert_moves.is_empty(), "nothing joins the history");
+    assert!(progress.moves.is_empty(), "nothing joins the history");
     assert_eq!(kinds(&progress), ["resigned", "finished"]);
     assert_eq!(notices(&progress), [(ALICE, "game_over"), (BOB, "game_over")]);
 }
@@ -81,8 +81,8 @@ fn a_resignation_out_of_turn_puts_the_seat_out_and_the_game_goes_on() {
     let update = &progress.update;
     assert_eq!(update.status, GameStatus::Active);
     assert_eq!((update.ply, update.to_move), (2, Some(seat(1))), "blue still moves");
-    let [stored] = update.insert_moves.as_slice() else {
-        panic!("one history entry: {:?}", update.insert_moves);
+    let [stored] = progress.moves.as_slice() else {
+        panic!("one history entry: {:?}", progress.moves);
     };
     assert_eq!((stored.ply, stored.seat, stored.player_id), (2, seat(2), CAROL));
     assert_eq!(stored.notation, "concede:2");
@@ -121,7 +121,7 @@ fn a_time_out_in_a_game_of_four_passes_the_turn_and_the_clock_on() {
     assert!(next.unwrap().is_out(1));
     let update = &progress.update;
     assert_eq!((update.status, update.to_move), (GameStatus::Active, Some(seat(2))));
-    assert_eq!(update.insert_moves[0].effect.as_deref(), Some("blue runs out of time"));
+    assert_eq!(progress.moves[0].effect.as_deref(), Some("blue runs out of time"));
     let clock = ClockState::from_stored(update.clock.as_ref()).unwrap();
     assert_eq!(clock.remaining_ms, [5 * DAY, 0, 5 * DAY, 5 * DAY]);
     assert_eq!(clock.turn_started_at, NOW, "green's clock starts now");
@@ -158,7 +158,7 @@ fn a_team_game_ends_on_a_resignation_as_before() {
         progress.update.outcome,
         Some(json!({ "winners": [0, 2], "reason": "resignation" }))
     );
-    assert!(progress.update.insert_moves.is_empty());
+    assert!(progress.moves.is_empty());
 }
 
 #[test]

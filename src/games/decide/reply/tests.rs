@@ -58,8 +58,9 @@ fn a_foreseen_move_is_answered_in_the_same_change_and_the_tree_advances() {
     let played = alice_plays(&record, "d4", &[tree], no_clock());
     let update = &played.progress.update;
     assert_eq!((update.ply, update.to_move), (2, Some(Seat::from(0))));
-    let moves: Vec<(i64, i64, &str)> = update
-        .insert_moves
+    let moves: Vec<(i64, i64, &str)> = played
+        .progress
+        .moves
         .iter()
         .map(|m| (m.ply, m.player_id, m.notation.as_str()))
         .collect();
@@ -89,7 +90,7 @@ fn a_foreseen_move_is_answered_in_the_same_change_and_the_tree_advances() {
 #[test]
 fn a_line_played_out_removes_the_tree() {
     let played = alice_plays(&with_trees(), "a1", &[bobs(0, &[&["a1", "h8"]])], no_clock());
-    assert_eq!(played.progress.update.insert_moves.len(), 2);
+    assert_eq!(played.progress.moves.len(), 2);
     assert!(
         matches!(
             played.progress.update.conditional,
@@ -104,7 +105,7 @@ fn a_line_played_out_removes_the_tree() {
 fn an_unforeseen_move_clears_the_tree_and_tells_its_owner() {
     let played = alice_plays(&with_trees(), "h1", &[bobs(0, &[&["a1", "h8"]])], no_clock());
     let update = &played.progress.update;
-    assert_eq!((update.ply, update.insert_moves.len()), (1, 1));
+    assert_eq!((update.ply, played.progress.moves.len()), (1, 1));
     assert!(
         matches!(update.conditional, Some(ConditionalWrite::Delete { player_id: BOB })),
         "{:?}",
@@ -125,7 +126,7 @@ fn an_unforeseen_move_clears_the_tree_and_tells_its_owner() {
 fn a_tree_set_in_another_position_never_plays() {
     let played = alice_plays(&with_trees(), "a1", &[bobs(2, &[&["a1", "h8"]])], no_clock());
     let update = &played.progress.update;
-    assert_eq!(update.insert_moves.len(), 1);
+    assert_eq!(played.progress.moves.len(), 1);
     assert!(update.conditional.is_none());
     assert_eq!(notices(&played.progress), [(BOB, "your_turn")]);
 }
@@ -165,7 +166,7 @@ fn a_reply_that_wins_ends_the_game_and_every_tree_goes() {
     let played = played(decision);
     let update = &played.progress.update;
     assert_eq!(update.status, GameStatus::Finished);
-    assert_eq!(update.insert_moves.len(), 2);
+    assert_eq!(played.progress.moves.len(), 2);
     assert!(matches!(update.conditional, Some(ConditionalWrite::DeleteAll)));
     assert_eq!(kinds(&played.progress), ["move", "move", "finished"]);
 }
