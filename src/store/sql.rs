@@ -251,11 +251,22 @@ pub const CREATOR_STANDING: &str = "SELECT (SELECT COUNT(*) FROM games WHERE cre
      r.rating, r.rd FROM (SELECT 1 AS one) AS one \
      LEFT JOIN ratings r ON r.player_id = $1 AND r.game = $2 AND r.variant = $3";
 
+macro_rules! rating {
+    () => {
+        "SELECT r.player_id, p.name, p.bot, r.game, r.variant, r.rating, r.rd, r.volatility, \
+         r.games, r.wins, r.losses, r.draws, r.last_played, r.last_order FROM ratings r \
+         JOIN players p ON p.id = r.player_id"
+    };
+}
 /// The columns of a [`super::RatingRow`], with the player's name and bot
 /// flag; a `WHERE` follows.
-pub const RATING: &str = "SELECT r.player_id, p.name, p.bot, r.game, r.variant, r.rating, r.rd, r.volatility, \
-     r.games, r.wins, r.losses, r.draws, r.last_played, r.last_order FROM ratings r \
-     JOIN players p ON p.id = r.player_id";
+pub const RATING: &str = rating!();
+
+/// One player's (`$1`) rating in the game `$2`'s variant `$3`: what a
+/// direct read asks once for each player of a table, in one read
+/// transaction. [`ratings_of`]'s list makes SQLite build a temporary b-tree
+/// of its values at every execution (issue 26).
+pub const RATING_OF: &str = concat!(rating!(), " WHERE r.player_id = $1 AND r.game = $2 AND r.variant = $3");
 
 /// The ratings in the game `$1`'s variant `$2` of `players` players, bound
 /// from `$3` on: one statement for a whole table (at most eight players),

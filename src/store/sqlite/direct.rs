@@ -16,7 +16,7 @@
 use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, ToSql};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Row};
 
 use serde_json::Value;
 
@@ -71,11 +71,32 @@ impl DirectReads {
         })
     }
 
+    /// The players' ratings, read one player at a time; several in one
+    /// read transaction (one snapshot, and the pages the first read brings
+    /// in serve the next).
     pub fn ratings_of(&self, game: &str, variant: &str, players: &[i64]) -> Option<Vec<RatingRow>> {
-        let query = sql::ratings_of(players.len());
-        let mut params: Vec<&dyn ToSql> = vec![&game, &variant];
-        params.extend(players.iter().map(|p| p as &dyn ToSql));
-        self.read(|c| c.prepare_cached(&query)?.query_map(&*params, rating_row)?.collect())
+        self.read(|c| {
+            let read = if players.len() > 1 {
+                Some(c.unchecked_transaction()?)
+            } else {
+                None
+            };
+            let mut statement = c.prepare_cached(sql::RATING_OF)?;
+            let mut rows = Vec::with_capacity(players.len());
+            for player in players {
+                if let Some(row) = statement
+                    .query_row(rusqlite::params![player, game, variant], rating_row)
+                    .optional()?
+                {
+                    rows.push(row);
+                }
+            }
+            drop(statement);
+            if let Some(read) = read {
+                read.commit()?;
+            }
+            Ok(rows)
+        })
     }
 
     /// The game's row and seats, read in one transaction (the pool reads

@@ -1,7 +1,8 @@
 //! The SQLite backend: the embedded default. WAL journal with
 //! `synchronous = FULL` so a committed move survives a power cut, and a busy
 //! timeout so concurrent writers wait for the single write lock. Games are
-//! written by `writer.rs` on a thread of its own; this process's other
+//! written by `writer.rs` on a thread of its own, through the VFS of
+//! `vfs.rs` (a commit's WAL frames written at once); this process's other
 //! writes take turns with it through one [`WriteGate`]. The reads every
 //! game makes run on the thread that asks (`direct.rs`), the others in
 //! sqlx's pool. The bundled SQLite itself is compiled with the flags of
@@ -21,6 +22,7 @@ use super::group_commit::GroupCommit;
 mod direct;
 mod filing;
 mod transaction;
+mod vfs;
 mod writer;
 
 pub use direct::DirectReads;

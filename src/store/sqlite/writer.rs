@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::filing;
 use super::transaction::{Immediate, Statements};
+use super::vfs;
 use crate::store::group_commit::{Change, Done};
 use crate::store::{
     sql, ConditionalWrite, Event, GameUpdate, NewGame, Outbox, PlayerEvent, RatingChange, StoreError, StoreResult,
@@ -127,12 +128,15 @@ impl Writer {
 }
 
 /// A connection with the durability sqlx's pool has: WAL, `synchronous =
-/// FULL`, foreign keys checked.
+/// FULL`, foreign keys checked; through [`vfs`], which writes a commit's
+/// WAL frames at once and relies on that `FULL` (every commit syncs).
 fn open(path: &PathBuf) -> rusqlite::Result<Connection> {
-    let connection = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let connection = if vfs::register() {
+        Connection::open_with_flags_and_vfs(path, flags, vfs::NAME.to_str().unwrap_or_default())?
+    } else {
+        Connection::open_with_flags(path, flags)?
+    };
     connection.busy_timeout(BUSY_TIMEOUT)?;
     connection.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))?;
     connection.pragma_update(None, "synchronous", "FULL")?;
