@@ -1,6 +1,6 @@
 //! The game writer's VFS: SQLite's own (`unix`) with one difference, a
-//! WAL's frames reach the file in one `pwrite` a commit instead of two a
-//! frame.
+//! WAL's frames reach the file in a `pwrite` or two a commit (runs of up
+//! to 31 frames) instead of two a frame.
 //!
 //! SQLite writes a WAL frame as its 24-byte header, then its page: two
 //! system calls, and three page-cache pages touched for one 4 KiB page (a
