@@ -130,7 +130,7 @@ impl Writer {
 /// A connection with the durability sqlx's pool has: WAL, `synchronous =
 /// FULL`, foreign keys checked; through [`vfs`], which writes a commit's
 /// WAL frames at once and relies on that `FULL` (every commit syncs).
-fn open(path: &PathBuf) -> rusqlite::Result<Connection> {
+pub(super) fn open(path: &PathBuf) -> rusqlite::Result<Connection> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let connection = if vfs::register() {
         Connection::open_with_flags_and_vfs(path, flags, vfs::NAME.to_str().unwrap_or_default())?

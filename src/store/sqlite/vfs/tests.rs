@@ -108,3 +108,30 @@ fn a_commit_writes_its_frames_at_once_and_readers_see_it() {
     drop(again);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The VFS holds a commit's frames until the WAL is synced, which is safe
+/// only because every commit syncs: the game writer's connection goes
+/// through it in WAL mode with `synchronous = FULL`, and a commit of its
+/// writes the WAL in runs.
+#[test]
+fn the_writers_connection_goes_through_it_and_syncs_every_commit() {
+    let dir = std::env::temp_dir().join(format!("tavoliere-vfs-writer-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let path = dir.join("writer.db");
+    drop(open(&path, None));
+    let writer = crate::store::sqlite::writer::open(&path).expect("the writer's connection");
+    let mode: String = writer
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .expect("its journal");
+    let synchronous: i64 = writer
+        .query_row("PRAGMA synchronous", [], |r| r.get(0))
+        .expect("its sync");
+    assert_eq!((mode.as_str(), synchronous), ("wal", 2), "WAL, FULL");
+    writer
+        .execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB NOT NULL)")
+        .expect("a table");
+    let writes = writes_for(&writer, 150);
+    assert!(writes <= 3, "{writes} writes for one commit of the writer's");
+    drop(writer);
+    let _ = std::fs::remove_dir_all(&dir);
+}
