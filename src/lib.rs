@@ -26,7 +26,10 @@
 //!   `tavoliere loadtest`, `tavoliere ratings rebuild`).
 //! - [`serve`]: the serve loop (header deadlines, connections per address).
 //! - [`loadtest`]: the load generator, a client of a running server.
+//! - [`allocator`]: the global allocator (mimalloc, asked the way its fast
+//!   path expects).
 
+pub mod allocator;
 pub mod bots;
 pub mod cli;
 pub mod clock;

@@ -16,11 +16,13 @@ use tracing_subscriber::EnvFilter;
 /// mimalloc instead of the system allocator: the server allocates and frees
 /// small buffers for every frame and request from several threads, where
 /// glibc's allocator showed a tenth of the server's profile; over WebSocket
-/// it plays about 18% more moves per second (see BENCHMARKS.md).
+/// it plays about 18% more moves per second (see BENCHMARKS.md). Asked
+/// through [`tavoliere::allocator`], which keeps its fast path.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: tavoliere::allocator::Mimalloc = tavoliere::allocator::Mimalloc;
 
 fn main() -> ExitCode {
+    tavoliere::allocator::hold_freed_memory();
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Rules) => {

@@ -19,8 +19,9 @@
 //! with it. Every other file (the database, its index, temporary files) is
 //! SQLite's own, untouched.
 //!
-//! The crate's only `unsafe` code: a VFS is SQLite's C interface, function
-//! pointers over memory SQLite owns.
+//! One of the crate's two modules of `unsafe` code (the other is the global
+//! allocator's): a VFS is SQLite's C interface, function pointers over
+//! memory SQLite owns.
 #![allow(unsafe_code)]
 
 use std::ffi::{c_int, c_void, CStr};
