@@ -11,54 +11,23 @@
 //! that goes to plain `mi_malloc`; larger alignments (a tokio task's 128)
 //! still go through `mi_malloc_aligned`.
 //!
-//! [`hold_freed_memory`] keeps memory freed under load for ten seconds
-//! before mimalloc hands it back to the system (one second by default): on
-//! Linux a handed-back range is faulted in again at its next use, and with
-//! transparent huge pages each such fault clears 2 MiB.
-//!
 //! Promise: what `GlobalAlloc` asks: a block of at least the layout's size at
 //! the layout's alignment, or null; `realloc` keeps the contents and the
 //! alignment.
 #![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout};
-use std::ffi::{c_long, c_void};
+use std::ffi::c_void;
 use std::mem;
 
 use libmimalloc_sys::{
-    mi_free, mi_malloc, mi_malloc_aligned, mi_option_get, mi_option_set, mi_option_t, mi_realloc, mi_realloc_aligned,
-    mi_zalloc, mi_zalloc_aligned,
+    mi_free, mi_malloc, mi_malloc_aligned, mi_realloc, mi_realloc_aligned, mi_zalloc, mi_zalloc_aligned,
 };
 
 /// Alignment every mimalloc block has, whatever its size: a word (blocks
 /// are carved at multiples of their size class, and every size class is a
 /// multiple of a word).
 const BLOCK_ALIGNMENT: usize = mem::size_of::<usize>();
-
-/// mimalloc's `mi_option_purge_delay` (the bindings name no constant for it;
-/// its place in `mi_option_e`, the same in mimalloc 2 and 3).
-const PURGE_DELAY: mi_option_t = 15;
-
-/// How long freed memory is held before it goes back to the system.
-const PURGE_DELAY_MS: c_long = 10_000;
-
-/// The environment variable through which an operator sets the delay
-/// (mimalloc reads it at start-up); when it is set, it stands.
-const PURGE_DELAY_VARIABLE: &str = "MIMALLOC_PURGE_DELAY";
-
-/// Holds freed memory for ten seconds before mimalloc purges it, unless
-/// `MIMALLOC_PURGE_DELAY` says otherwise. Call once, at start-up; the
-/// delay in force is returned.
-pub fn hold_freed_memory() -> c_long {
-    // SAFETY: mimalloc's option calls take any option below its last and any
-    // value, from any thread.
-    unsafe {
-        if std::env::var_os(PURGE_DELAY_VARIABLE).is_none() {
-            mi_option_set(PURGE_DELAY, PURGE_DELAY_MS);
-        }
-        mi_option_get(PURGE_DELAY)
-    }
-}
 
 /// mimalloc as the global allocator (`#[global_allocator]` in `main.rs`).
 pub struct Mimalloc;
@@ -117,15 +86,6 @@ unsafe impl GlobalAlloc for Mimalloc {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The delay is ten seconds, or what the operator's variable says.
-    #[test]
-    fn freed_memory_is_held_ten_seconds_unless_the_operator_says_otherwise() {
-        let asked = std::env::var(PURGE_DELAY_VARIABLE)
-            .ok()
-            .and_then(|v| v.parse::<c_long>().ok());
-        assert_eq!(hold_freed_memory(), asked.unwrap_or(PURGE_DELAY_MS));
-    }
 
     /// Allocations of every size class up to a few pages and every alignment
     /// up to a page come back aligned, hold what is written, and keep it

@@ -22,7 +22,6 @@ use tracing_subscriber::EnvFilter;
 static ALLOCATOR: tavoliere::allocator::Mimalloc = tavoliere::allocator::Mimalloc;
 
 fn main() -> ExitCode {
-    tavoliere::allocator::hold_freed_memory();
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Rules) => {
