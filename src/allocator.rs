@@ -29,6 +29,30 @@ use libmimalloc_sys::{
 /// multiple of a word).
 const BLOCK_ALIGNMENT: usize = mem::size_of::<usize>();
 
+/// A block for `layout` from `plain` when a word's alignment is enough, from
+/// `aligned` otherwise (`mi_malloc` and `mi_malloc_aligned`, or their
+/// zeroing twins).
+///
+/// # Safety
+///
+/// `layout` has a non-zero size (`GlobalAlloc`'s contract).
+#[inline]
+unsafe fn allocate(
+    layout: Layout,
+    plain: unsafe extern "C" fn(usize) -> *mut c_void,
+    aligned: unsafe extern "C" fn(usize, usize) -> *mut c_void,
+) -> *mut u8 {
+    // SAFETY: mimalloc's allocation calls take any size, and `aligned` any
+    // power-of-two alignment, which `Layout` guarantees.
+    unsafe {
+        if layout.align() <= BLOCK_ALIGNMENT {
+            plain(layout.size()).cast()
+        } else {
+            aligned(layout.size(), layout.align()).cast()
+        }
+    }
+}
+
 /// mimalloc as the global allocator (`#[global_allocator]` in `main.rs`).
 pub struct Mimalloc;
 
@@ -42,25 +66,13 @@ unsafe impl GlobalAlloc for Mimalloc {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as above.
-        unsafe {
-            if layout.align() <= BLOCK_ALIGNMENT {
-                mi_malloc(layout.size()).cast()
-            } else {
-                mi_malloc_aligned(layout.size(), layout.align()).cast()
-            }
-        }
+        unsafe { allocate(layout, mi_malloc, mi_malloc_aligned) }
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as above.
-        unsafe {
-            if layout.align() <= BLOCK_ALIGNMENT {
-                mi_zalloc(layout.size()).cast()
-            } else {
-                mi_zalloc_aligned(layout.size(), layout.align()).cast()
-            }
-        }
+        unsafe { allocate(layout, mi_zalloc, mi_zalloc_aligned) }
     }
 
     #[inline]
