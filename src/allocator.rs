@@ -1,8 +1,8 @@
 //! The server's global allocator: mimalloc, asked the way its fast path
 //! expects.
 //!
-//! The `mimalloc` crate's allocator passes every allocation through
-//! `mi_malloc_aligned`, whatever its alignment. In mimalloc 3 that call takes
+//! The `mimalloc` crate's allocator, which this one replaces, passes every
+//! allocation through `mi_malloc_aligned`, whatever its alignment. In mimalloc 3 that call takes
 //! the fast path only while its size class has a free block at hand; otherwise
 //! an allocation whose rounded size is not a power of two (48, 56, 80 bytes…)
 //! is over-allocated by `alignment - 1` bytes into the next size class, on a
