@@ -231,27 +231,17 @@ unsafe extern "C" fn close(file: *mut ffi::sqlite3_file) -> c_int {
     }
 }
 
-/// Forwards a method that needs the run written out first.
-macro_rules! after_flush {
-    ($name:ident, $method:ident, $failed:expr, ($($arg:ident: $ty:ty),*)) => {
-        unsafe extern "C" fn $name(file: *mut ffi::sqlite3_file, $($arg: $ty),*) -> c_int {
-            let rc = flush(file);
-            if rc != ffi::SQLITE_OK {
-                return rc;
-            }
-            let (unix, methods) = methods(file);
-            match methods.$method {
-                Some(method) => method(unix, $($arg),*),
-                None => $failed,
-            }
-        }
-    };
-}
-
-/// Forwards a method the run does not concern.
+/// Forwards a method to `unix`'s; `after flush:` writes the run out first,
+/// for the methods that need it.
 macro_rules! forward {
-    ($name:ident, $method:ident, $failed:expr, ($($arg:ident: $ty:ty),*)) => {
+    (@ $flush_first:literal, $name:ident, $method:ident, $failed:expr, ($($arg:ident: $ty:ty),*)) => {
         unsafe extern "C" fn $name(file: *mut ffi::sqlite3_file, $($arg: $ty),*) -> c_int {
+            if $flush_first {
+                let rc = flush(file);
+                if rc != ffi::SQLITE_OK {
+                    return rc;
+                }
+            }
             let (unix, methods) = methods(file);
             match methods.$method {
                 Some(method) => method(unix, $($arg),*),
@@ -259,14 +249,20 @@ macro_rules! forward {
             }
         }
     };
+    (after flush: $($method:tt)*) => {
+        forward!(@ true, $($method)*);
+    };
+    ($($method:tt)*) => {
+        forward!(@ false, $($method)*);
+    };
 }
 
-after_flush!(read, xRead, ffi::SQLITE_IOERR_READ, (buffer: *mut c_void, amount: c_int, offset: i64));
-after_flush!(truncate, xTruncate, ffi::SQLITE_IOERR_TRUNCATE, (size: i64));
-after_flush!(sync, xSync, ffi::SQLITE_IOERR_FSYNC, (flags: c_int));
-after_flush!(file_size, xFileSize, ffi::SQLITE_IOERR_FSTAT, (size: *mut i64));
+forward!(after flush: read, xRead, ffi::SQLITE_IOERR_READ, (buffer: *mut c_void, amount: c_int, offset: i64));
+forward!(after flush: truncate, xTruncate, ffi::SQLITE_IOERR_TRUNCATE, (size: i64));
+forward!(after flush: sync, xSync, ffi::SQLITE_IOERR_FSYNC, (flags: c_int));
+forward!(after flush: file_size, xFileSize, ffi::SQLITE_IOERR_FSTAT, (size: *mut i64));
 // A size hint may extend the file: the run first, as for a truncation.
-after_flush!(file_control, xFileControl, ffi::SQLITE_NOTFOUND, (op: c_int, arg: *mut c_void));
+forward!(after flush: file_control, xFileControl, ffi::SQLITE_NOTFOUND, (op: c_int, arg: *mut c_void));
 forward!(lock, xLock, ffi::SQLITE_IOERR_LOCK, (level: c_int));
 forward!(unlock, xUnlock, ffi::SQLITE_IOERR_UNLOCK, (level: c_int));
 forward!(check_reserved_lock, xCheckReservedLock, ffi::SQLITE_IOERR_CHECKRESERVEDLOCK, (out: *mut c_int));
