@@ -2,14 +2,15 @@
 //! expects.
 //!
 //! The `mimalloc` crate's allocator, which this one replaces, passes every
-//! allocation through `mi_malloc_aligned`, whatever its alignment. In mimalloc 3 that call takes
-//! the fast path only while its size class has a free block at hand; otherwise
-//! an allocation whose rounded size is not a power of two (48, 56, 80 bytes…)
-//! is over-allocated by `alignment - 1` bytes into the next size class, on a
-//! slower path, even for an alignment of 1 or 8. Every block mimalloc hands
-//! out is aligned to a word at least, so an allocation that asks no more than
-//! that goes to plain `mi_malloc`; larger alignments (a tokio task's 128)
-//! still go through `mi_malloc_aligned`.
+//! allocation through `mi_malloc_aligned`, whatever its alignment. In
+//! mimalloc 3 that call takes the fast path only while its size class has a
+//! free block at hand; otherwise an allocation whose rounded size is not a
+//! power of two (48, 56, 80 bytes…) is over-allocated by `alignment - 1`
+//! bytes into the next size class, on a slower path, even for an alignment
+//! of 1 or 8. Every block mimalloc hands out is aligned to a word at least,
+//! so an allocation that asks no more than that goes to plain `mi_malloc`;
+//! larger alignments (a tokio task's 128) still go through
+//! `mi_malloc_aligned`.
 //!
 //! Promise: what `GlobalAlloc` asks: a block of at least the layout's size at
 //! the layout's alignment, or null; `realloc` keeps the contents and the
