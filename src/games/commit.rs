@@ -233,13 +233,14 @@ impl Games {
         };
         for _ in 0..END_ATTEMPTS {
             let mut ended = progress.clone();
+            let mut rated = Vec::new();
             if record.row.rated {
-                let changes = self
+                rated = self
                     .ratings
                     .rate_end(record, &ending.winners(), progress.update.now)
                     .await
                     .map_err(GameError::internal)?;
-                ended.rate(record, changes);
+                ended.rate(record, rated.clone());
             }
             if let Some(id) = tournament {
                 ended.update.tournament =
@@ -248,9 +249,16 @@ impl Games {
                         .map_err(GameError::internal)?;
             }
             match self.write(hot, record, ended, game.clone()).await? {
-                Written::Committed(next) => return Ok(Some(next)),
+                Written::Committed(next) => {
+                    self.ratings.committed(record, &rated);
+                    return Ok(Some(next));
+                }
                 Written::Lost => return Ok(None),
-                Written::Moved => self.metrics.count_conflict(),
+                Written::Moved => {
+                    // A rating or the tournament moved: rate from the store.
+                    self.ratings.forget(record);
+                    self.metrics.count_conflict();
+                }
             }
         }
         Err(GameError::Busy)

@@ -8,11 +8,15 @@
 //! - The games service asks [`Ratings::rate_end`] for a rated game's
 //!   changes when the game ends, and commits them in the same transaction
 //!   as the end; a change computed from a rating another game moved first
-//!   is refused by the store, and computed again.
+//!   is refused by the store, and computed again. The ratings a game's end
+//!   starts from are those this process last read or committed
+//!   ([`known`]), which the games service keeps told
+//!   ([`Ratings::committed`], [`Ratings::forget`]).
 //! - Refusals are [`RatingError`]s, which know nothing of HTTP.
 
 pub mod game;
 pub mod glicko;
+pub mod known;
 pub mod rebuild;
 pub mod stats;
 
@@ -142,11 +146,16 @@ pub struct History {
 pub struct Ratings {
     store: Arc<dyn Store>,
     params: Params,
+    known: known::Known,
 }
 
 impl Ratings {
     pub fn new(store: Arc<dyn Store>, params: Params) -> Ratings {
-        Ratings { store, params }
+        Ratings {
+            store,
+            params,
+            known: known::Known::default(),
+        }
     }
 
     pub fn params(&self) -> Params {
@@ -154,7 +163,8 @@ impl Ratings {
     }
 
     /// The rating changes `record`'s end at `now` with `winners` makes,
-    /// from the ratings stored now; none for an unrated game.
+    /// from the ratings this process last read or committed (from the
+    /// store when it knows them not); none for an unrated game.
     pub async fn rate_end(&self, record: &GameRecord, winners: &[Seat], now: i64) -> RatingResult<Vec<RatingChange>> {
         let row = &record.row;
         let Some(opponents) = opponents(&row.game, &row.variant).filter(|_| row.rated) else {
@@ -166,7 +176,14 @@ impl Ratings {
             .filter_map(|s| s.player.as_ref().map(|(id, _)| (s.seat, *id)))
             .collect();
         let players: Vec<i64> = seats.iter().map(|(_, p)| *p).collect();
-        let stored = self.store.ratings_of(&row.game, &row.variant, &players).await?;
+        let stored = match self.known.rows(&row.game, &row.variant, &players) {
+            Some(rows) => rows,
+            None => {
+                let rows = self.store.ratings_of(&row.game, &row.variant, &players).await?;
+                self.known.learn(&row.game, &row.variant, &players, &rows);
+                rows
+            }
+        };
         let finished = game::Finished {
             id: row.id,
             game: &row.game,
@@ -177,6 +194,31 @@ impl Ratings {
             ended_at: now,
         };
         Ok(game::rate(&self.params, &finished, &stored))
+    }
+
+    /// `changes` of `record`'s end are committed: the next end of its
+    /// players starts from them.
+    pub fn committed(&self, record: &GameRecord, changes: &[RatingChange]) {
+        self.known.committed(changes, |player| {
+            record
+                .seats
+                .iter()
+                .find_map(|s| s.player.as_ref().filter(|(id, _)| *id == player))
+                .map(|(_, name)| name.clone())
+                .unwrap_or_default()
+        });
+    }
+
+    /// The store refused `record`'s end's changes (another game of one of
+    /// its players moved a rating first): its players are rated from the
+    /// store next time.
+    pub fn forget(&self, record: &GameRecord) {
+        let players: Vec<i64> = record
+            .seats
+            .iter()
+            .filter_map(|s| s.player.as_ref().map(|(id, _)| *id))
+            .collect();
+        self.known.forget(&record.row.game, &record.row.variant, &players);
     }
 
     /// A player's `(rating, rd)` in a variant now, if rated there: what
