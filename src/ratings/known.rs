@@ -81,10 +81,7 @@ impl Known {
             let Some(entries) = known.get_mut(&change.player_id) else {
                 continue;
             };
-            let Some(entry) = entries
-                .iter_mut()
-                .find(|e| e.game == change.game && e.variant == change.variant)
-            else {
+            let Some(entry) = entries.iter_mut().find(|e| e.is(&change.game, &change.variant)) else {
                 continue;
             };
             // The change starts from this entry, or from one a change
@@ -106,14 +103,20 @@ impl Known {
         let mut known = self.locked();
         for player in players {
             if let Some(entries) = known.get_mut(player) {
-                entries.retain(|e| e.game != game || e.variant != variant);
+                entries.retain(|e| !e.is(game, variant));
             }
         }
     }
 }
 
+impl Entry {
+    fn is(&self, game: &str, variant: &str) -> bool {
+        self.game == game && self.variant == variant
+    }
+}
+
 fn entry<'a>(entries: &'a [Entry], game: &str, variant: &str) -> Option<&'a Entry> {
-    entries.iter().find(|e| e.game == game && e.variant == variant)
+    entries.iter().find(|e| e.is(game, variant))
 }
 
 /// Empties the map when `adding` more players could take it past

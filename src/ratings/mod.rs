@@ -94,6 +94,15 @@ pub fn opponents(game: &str, variant: &str) -> Option<Vec<Vec<Seat>>> {
     )
 }
 
+/// `(seat, player)` of every seat of `record` a player sits at.
+fn seated(record: &GameRecord) -> Vec<(Seat, i64)> {
+    record
+        .seats
+        .iter()
+        .filter_map(|s| s.player.as_ref().map(|(id, _)| (s.seat, *id)))
+        .collect()
+}
+
 /// The winning seats of a stored outcome (`{"winners": [...]}`).
 pub fn winners_of(outcome: Option<&serde_json::Value>) -> Vec<Seat> {
     outcome
@@ -170,11 +179,7 @@ impl Ratings {
         let Some(opponents) = opponents(&row.game, &row.variant).filter(|_| row.rated) else {
             return Ok(Vec::new());
         };
-        let seats: Vec<(Seat, i64)> = record
-            .seats
-            .iter()
-            .filter_map(|s| s.player.as_ref().map(|(id, _)| (s.seat, *id)))
-            .collect();
+        let seats = seated(record);
         let players: Vec<i64> = seats.iter().map(|(_, p)| *p).collect();
         let stored = match self.known.rows(&row.game, &row.variant, &players) {
             Some(rows) => rows,
@@ -213,11 +218,7 @@ impl Ratings {
     /// its players moved a rating first): its players are rated from the
     /// store next time.
     pub fn forget(&self, record: &GameRecord) {
-        let players: Vec<i64> = record
-            .seats
-            .iter()
-            .filter_map(|s| s.player.as_ref().map(|(id, _)| *id))
-            .collect();
+        let players: Vec<i64> = seated(record).into_iter().map(|(_, p)| p).collect();
         self.known.forget(&record.row.game, &record.row.variant, &players);
     }
 
