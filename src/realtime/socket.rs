@@ -1,40 +1,50 @@
 //! One WebSocket connection (`GET /api/v1/ws`); the protocol is PROTOCOL.md.
 //!
-//! - The writer half runs in its own task: it owns the sink, drains a small
-//!   bounded queue of outgoing frames, pings on an interval, and closes the
-//!   socket when the peer has been silent longer than the idle timeout.
-//! - The reader half runs in the connection's task and handles requests one
-//!   at a time (a move is acknowledged only after the service committed it).
-//! - Each game subscription is a forwarding task from the game's broadcast
-//!   channel into the outgoing queue. A full queue (slow socket) makes the
-//!   forwarder lag behind the channel; a lag, or any gap in the sequence, is
-//!   answered with a fresh snapshot, never by skipping events.
-//! - `select!` ends both halves together; dropping the connection aborts the
-//!   forwarders, which leaves the games' channels (and takes presence down).
+//! - One task serves the connection: it reads the client's requests and
+//!   handles them one at a time (a move is acknowledged only after the
+//!   service committed it), takes the frames of the games it follows
+//!   straight from their broadcast channels, pings on an interval, and
+//!   closes the socket when the peer has been silent longer than the idle
+//!   timeout. The player's own stream, which reads the store, is a task of
+//!   its own feeding a small queue.
+//! - What is ready to go out is written together and flushed once: a move's
+//!   acknowledgement and its event frame (published before the service
+//!   returns) leave in one `send`. No task hands a frame to another on the
+//!   way, which is most of what a frame cost besides the `send` (issue 26).
+//! - A socket that does not take its frames holds its connection back; its
+//!   games' channels then run ahead of it, and a lag, or any gap in the
+//!   sequence, is answered with a fresh snapshot, never by skipping events.
+//! - Leaving a game, or the connection ending, drops its subscriptions,
+//!   which leaves the games' channels (and takes presence down), and aborts
+//!   the player's stream.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
-use futures_util::stream::{SplitSink, SplitStream};
-use futures_util::{SinkExt, StreamExt};
+use futures_util::stream::{self, Stream};
+use futures_util::{FutureExt, SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::AbortHandle;
 
 use super::frames::{ack, ack_of, error_frame, parse, refuse, snapshot_frame, text, Refusal, Request, Return};
-use super::hub::{event_frame, event_frame_text, GameSubscription};
+use super::hub::{event_frame, event_frame_text, GameFrame, GameSubscription};
 use crate::config::RealtimeConfig;
 use crate::games::{Games, MoveCommand, Room};
 use crate::players::Players;
 use crate::store::Player;
 use crate::views::json_text;
 
-/// Outgoing frames queued per connection; a subscriber that finds the queue
-/// full waits, lags behind its game's channel and is then resynchronised.
+/// Frames of the player's own stream queued for the connection; its task
+/// waits while the queue is full.
 const OUTGOING_QUEUE: usize = 32;
+/// Frames written together at most, before the connection reads again.
+const FRAMES_PER_WRITE: usize = 16;
 /// Games one connection may follow at once.
 pub const MAX_SUBSCRIPTIONS: usize = 64;
 /// Missed events replayed on `subscribe` with `since`; further behind, the
@@ -42,6 +52,8 @@ pub const MAX_SUBSCRIPTIONS: usize = 64;
 pub const MAX_REPLAY: i64 = 500;
 /// Player events read from the store per query.
 const PLAYER_PAGE: i64 = 100;
+/// Longest wait for a close frame to go out: a dead peer may not take it.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// What every connection shares.
 #[derive(Clone)]
@@ -96,137 +108,108 @@ impl Drop for Tasks {
     }
 }
 
+/// A game's frames as they are published, the subscription inside.
+type GameFrames = Pin<Box<dyn Stream<Item = Result<GameFrame, broadcast::error::RecvError>> + Send>>;
+
+/// A game the connection follows.
+struct Followed {
+    game: i64,
+    /// The newest event sent to the client.
+    last_seq: i64,
+    frames: GameFrames,
+}
+
+/// The games the connection follows, polled in turn from where the last
+/// frame came, so that no game's frames wait behind another's.
+#[derive(Default)]
+struct Follows {
+    games: Vec<Followed>,
+    next: usize,
+}
+
+impl Follows {
+    fn position(&self, game: i64) -> Option<usize> {
+        self.games.iter().position(|f| f.game == game)
+    }
+
+    fn follow(&mut self, subscription: GameSubscription, last_seq: i64) {
+        let game = subscription.game();
+        let frames = stream::unfold(subscription, |mut subscription| async move {
+            let frame = subscription.recv().await;
+            Some((frame, subscription))
+        });
+        self.games.push(Followed {
+            game,
+            last_seq,
+            frames: Box::pin(frames),
+        });
+    }
+
+    /// Stops following `game` (its subscription dropped); `false` when it
+    /// was not followed.
+    fn leave(&mut self, game: i64) -> bool {
+        self.position(game).map(|index| self.games.swap_remove(index)).is_some()
+    }
+
+    /// The next frame of any followed game, with the game's index.
+    fn next(&mut self) -> impl Future<Output = (usize, Result<GameFrame, broadcast::error::RecvError>)> + '_ {
+        std::future::poll_fn(move |cx| {
+            let count = self.games.len();
+            for offset in 0..count {
+                let index = (self.next + offset) % count;
+                if let Poll::Ready(frame) = self.games[index].frames.poll_next_unpin(cx) {
+                    self.next = index + 1;
+                    let frame = frame.unwrap_or(Err(broadcast::error::RecvError::Closed));
+                    return Poll::Ready((index, frame));
+                }
+            }
+            Poll::Pending
+        })
+    }
+}
+
+/// What the connection does after a step.
+#[derive(PartialEq)]
+enum Flow {
+    /// Write what is ready and go on.
+    Open,
+    /// Write what is ready, a close frame last, and end.
+    Close,
+    /// End now: the socket failed or the peer closed it.
+    End,
+}
+
 struct Connection {
     context: Context,
     player: Option<Player>,
     /// Keeps the authenticated player counted as connected.
     online: Option<super::hub::Connected>,
-    out: mpsc::Sender<Message>,
-    games: Tasks,
+    follows: Follows,
     /// The player's stream, under key 0.
     player_stream: Tasks,
-    started: Instant,
-    /// Milliseconds since `started` of the last frame from the peer.
-    last_seen: Arc<AtomicU64>,
+    /// Where the player's stream queues its frames.
+    player_out: mpsc::Sender<Message>,
+    /// Frames ready to write, in order.
+    outgoing: Vec<Message>,
+    /// When the peer last sent a frame.
+    last_seen: Instant,
 }
 
 /// Serves one upgraded socket until either side ends it.
 pub async fn serve(socket: WebSocket, context: Context, player: Option<Player>) {
-    let (sink, stream) = socket.split();
-    let (out, queue) = mpsc::channel(OUTGOING_QUEUE);
-    let started = Instant::now();
-    let last_seen = Arc::new(AtomicU64::new(0));
-    let mut writer = tokio::spawn(write_half(
-        sink,
-        queue,
-        context.config.clone(),
-        started,
-        last_seen.clone(),
-        context.hub.closed(),
-    ));
+    let (player_out, player_frames) = mpsc::channel(OUTGOING_QUEUE);
     let online = player.as_ref().map(|p| context.hub.connect(p.id));
     let mut connection = Connection {
         context,
         player,
         online,
-        out,
-        games: Tasks::default(),
+        follows: Follows::default(),
         player_stream: Tasks::default(),
-        started,
-        last_seen,
+        player_out,
+        outgoing: Vec::new(),
+        last_seen: Instant::now(),
     };
-    tokio::select! {
-        _ = &mut writer => {}
-        closing = connection.read_half(stream) => {
-            if closing {
-                // The close frame is queued: the writer sends it and ends.
-                let _ = tokio::time::timeout(Duration::from_secs(1), &mut writer).await;
-            }
-            writer.abort();
-        }
-    }
-}
-
-async fn write_half(
-    mut sink: SplitSink<WebSocket, Message>,
-    mut queue: mpsc::Receiver<Message>,
-    config: Arc<RealtimeConfig>,
-    started: Instant,
-    last_seen: Arc<AtomicU64>,
-    closed: impl std::future::Future<Output = ()>,
-) {
-    tokio::pin!(closed);
-    let idle_timeout = config.ws_idle_timeout_ms.max(1);
-    let mut ping = tokio::time::interval(Duration::from_millis(config.ws_ping_interval_ms.max(1)));
-    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    ping.tick().await;
-    loop {
-        tokio::select! {
-            frame = queue.recv() => {
-                let Some(frame) = frame else { break };
-                if !write_queued(&mut sink, &mut queue, frame).await {
-                    return;
-                }
-            }
-            _ = &mut closed => {
-                let close = CloseFrame { code: 1001, reason: "the server is shutting down".into() };
-                let _ = tokio::time::timeout(Duration::from_secs(1), sink.send(Message::Close(Some(close)))).await;
-                return;
-            }
-            _ = ping.tick() => {
-                let silent = (started.elapsed().as_millis() as u64).saturating_sub(last_seen.load(Ordering::Relaxed));
-                if silent > idle_timeout {
-                    tracing::debug!(silent, "closing a silent WebSocket");
-                    let close = CloseFrame { code: 1001, reason: "no answer to pings".into() };
-                    // Bounded: a dead peer may not even take the close frame.
-                    let _ = tokio::time::timeout(Duration::from_secs(1), sink.send(Message::Close(Some(close)))).await;
-                    return;
-                }
-                if sink.send(Message::Ping(Default::default())).await.is_err() {
-                    return;
-                }
-            }
-        }
-    }
-    let _ = sink.close().await;
-}
-
-/// Frames written together at most, before the writer lets other tasks run.
-const FRAMES_PER_WRITE: usize = 16;
-
-/// Writes `first` and the frames queued behind it, flushed once; `false`
-/// when the socket failed or a close frame went out.
-///
-/// A committed move wakes this task with its answer just as the game's
-/// forwarders, woken by the same commit, are about to queue its event
-/// frame: yielding first lets them run, so that the answer and the event go
-/// out in one `send` instead of one each. A `send` over TCP is most of what
-/// a frame costs the server (issue 26, BENCHMARKS.md).
-async fn write_queued(
-    sink: &mut SplitSink<WebSocket, Message>,
-    queue: &mut mpsc::Receiver<Message>,
-    first: Message,
-) -> bool {
-    tokio::task::yield_now().await;
-    let mut frame = first;
-    for _ in 1..FRAMES_PER_WRITE {
-        if matches!(frame, Message::Close(_)) {
-            break;
-        }
-        // Buffered by tungstenite up to the socket's write buffer size,
-        // written out by the flush below (or sooner, past that size).
-        if sink.feed(frame).await.is_err() {
-            return false;
-        }
-        match queue.try_recv() {
-            Ok(next) => frame = next,
-            Err(_) => return sink.flush().await.is_ok(),
-        }
-    }
-    // The last frame a write takes, or a close frame, flushed with those
-    // fed before it.
-    let last = matches!(frame, Message::Close(_));
-    sink.send(frame).await.is_ok() && !last
+    connection.run(socket, player_frames).await;
 }
 
 /// Whether a read error is a message over the size the socket accepts.
@@ -242,75 +225,150 @@ fn too_large(error: &axum::Error) -> bool {
     false
 }
 
+fn close_frame(code: u16, reason: impl Into<String>) -> Message {
+    Message::Close(Some(CloseFrame {
+        code,
+        reason: reason.into().into(),
+    }))
+}
+
 impl Connection {
-    /// Reads the client's frames until it closes or fails; `true` when a
-    /// close frame was queued for the writer to send.
-    async fn read_half(&mut self, mut stream: SplitStream<WebSocket>) -> bool {
+    async fn run(&mut self, mut socket: WebSocket, mut player_frames: mpsc::Receiver<Message>) {
         let config = self.context.config.clone();
         let mut limit = RateLimit::new(config.ws_rate, config.ws_burst);
-        while let Some(message) = stream.next().await {
-            let message = match message {
-                Ok(message) => message,
-                Err(error) if too_large(&error) => {
-                    // PROTOCOL.md: a message this large closes with 1009.
-                    let reason = format!("a message is at most {} bytes", config.ws_max_message);
-                    let close = CloseFrame {
-                        code: 1009,
-                        reason: reason.into(),
-                    };
-                    self.send(Message::Close(Some(close))).await;
-                    return true;
+        let idle_timeout = Duration::from_millis(config.ws_idle_timeout_ms.max(1));
+        let mut ping = tokio::time::interval(Duration::from_millis(config.ws_ping_interval_ms.max(1)));
+        ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        ping.tick().await;
+        let closed = self.context.hub.closed();
+        tokio::pin!(closed);
+        loop {
+            let flow = tokio::select! {
+                message = socket.next() => match message {
+                    Some(message) => self.read(message, &mut limit).await,
+                    None => Flow::End,
+                },
+                (index, frame) = self.follows.next() => {
+                    self.forward(index, frame).await;
+                    Flow::Open
                 }
-                Err(_) => return false,
-            };
-            self.last_seen
-                .store(self.started.elapsed().as_millis() as u64, Ordering::Relaxed);
-            let text = match message {
-                Message::Text(text) => text,
-                Message::Binary(_) => {
-                    self.send(error_frame(
-                        &Value::Null,
-                        refuse("bad_message", "send text frames of JSON"),
-                    ))
-                    .await;
-                    continue;
+                Some(frame) = player_frames.recv() => {
+                    self.outgoing.push(frame);
+                    Flow::Open
                 }
-                Message::Close(_) => break,
-                // Pongs and pings only prove the peer alive (tungstenite answers pings).
-                Message::Ping(_) | Message::Pong(_) => continue,
+                _ = &mut closed => {
+                    self.outgoing.push(close_frame(1001, "the server is shutting down"));
+                    Flow::Close
+                }
+                _ = ping.tick() => {
+                    if self.last_seen.elapsed() > idle_timeout {
+                        tracing::debug!(silent = ?self.last_seen.elapsed(), "closing a silent WebSocket");
+                        self.outgoing.push(close_frame(1001, "no answer to pings"));
+                        Flow::Close
+                    } else {
+                        self.outgoing.push(Message::Ping(Default::default()));
+                        Flow::Open
+                    }
+                }
             };
-            if !limit.take() {
-                let message = format!("at most {} messages per second", config.ws_rate);
-                self.send(error_frame(&Value::Null, refuse("rate_limited", message)))
-                    .await;
-                continue;
+            match flow {
+                Flow::End => return,
+                Flow::Close => {
+                    let _ = tokio::time::timeout(CLOSE_TIMEOUT, self.write(&mut socket)).await;
+                    return;
+                }
+                Flow::Open => {
+                    self.gather(&mut player_frames).await;
+                    if !self.write(&mut socket).await {
+                        return;
+                    }
+                }
             }
-            if text.len() > config.ws_max_message {
-                let message = format!("a message is at most {} bytes", config.ws_max_message);
-                self.send(error_frame(&Value::Null, refuse("message_too_large", message)))
-                    .await;
-                continue;
-            }
-            let (id, request) = match parse(text.as_str()) {
-                Ok(parsed) => parsed,
-                Err((id, refusal)) => {
-                    self.send(error_frame(&id, refusal)).await;
-                    continue;
-                }
-            };
-            let answer = match self.handle(&id, request).await {
-                Ok(Some(answer)) => answer,
-                Ok(None) => continue,
-                Err(refusal) => error_frame(&id, refusal),
-            };
-            self.send(answer).await;
         }
-        false
     }
 
-    async fn send(&self, frame: Message) {
-        // The writer is gone only when the connection is ending anyway.
-        let _ = self.out.send(frame).await;
+    /// Adds the frames that are ready now, without waiting for any: the
+    /// event frame of a move just acknowledged goes out with the ack.
+    async fn gather(&mut self, player_frames: &mut mpsc::Receiver<Message>) {
+        while self.outgoing.len() < FRAMES_PER_WRITE {
+            if let Some((index, frame)) = self.follows.next().now_or_never() {
+                self.forward(index, frame).await;
+            } else if let Ok(frame) = player_frames.try_recv() {
+                self.outgoing.push(frame);
+            } else {
+                return;
+            }
+        }
+    }
+
+    /// Writes the ready frames, flushed once; `false` when the socket failed
+    /// or a close frame went out.
+    async fn write(&mut self, socket: &mut WebSocket) -> bool {
+        if self.outgoing.is_empty() {
+            return true;
+        }
+        for frame in self.outgoing.drain(..) {
+            let closing = matches!(frame, Message::Close(_));
+            // Buffered by tungstenite up to the socket's write buffer size,
+            // written out by the flush below (or sooner, past that size).
+            if socket.feed(frame).await.is_err() || closing {
+                let _ = socket.flush().await;
+                return false;
+            }
+        }
+        socket.flush().await.is_ok()
+    }
+
+    /// Handles one frame from the client.
+    async fn read(&mut self, message: Result<Message, axum::Error>, limit: &mut RateLimit) -> Flow {
+        let config = self.context.config.clone();
+        let message = match message {
+            Ok(message) => message,
+            Err(error) if too_large(&error) => {
+                // PROTOCOL.md: a message this large closes with 1009.
+                let reason = format!("a message is at most {} bytes", config.ws_max_message);
+                self.outgoing.push(close_frame(1009, reason));
+                return Flow::Close;
+            }
+            Err(_) => return Flow::End,
+        };
+        self.last_seen = Instant::now();
+        let text = match message {
+            Message::Text(text) => text,
+            Message::Binary(_) => {
+                self.send(error_frame(
+                    &Value::Null,
+                    refuse("bad_message", "send text frames of JSON"),
+                ));
+                return Flow::Open;
+            }
+            Message::Close(_) => return Flow::End,
+            // Pongs and pings only prove the peer alive (tungstenite answers pings).
+            Message::Ping(_) | Message::Pong(_) => return Flow::Open,
+        };
+        if !limit.take() {
+            let message = format!("at most {} messages per second", config.ws_rate);
+            self.send(error_frame(&Value::Null, refuse("rate_limited", message)));
+            return Flow::Open;
+        }
+        if text.len() > config.ws_max_message {
+            let message = format!("a message is at most {} bytes", config.ws_max_message);
+            self.send(error_frame(&Value::Null, refuse("message_too_large", message)));
+            return Flow::Open;
+        }
+        let answer = match parse(text.as_str()) {
+            Ok((id, request)) => match self.handle(&id, request).await {
+                Ok(answer) => answer,
+                Err(refusal) => error_frame(&id, refusal),
+            },
+            Err((id, refusal)) => error_frame(&id, refusal),
+        };
+        self.send(answer);
+        Flow::Open
+    }
+
+    fn send(&mut self, frame: Message) {
+        self.outgoing.push(frame);
     }
 
     fn player(&self) -> Result<&Player, Refusal> {
@@ -322,8 +380,8 @@ impl Connection {
         })
     }
 
-    /// Handles one request; `Ok(Some(frame))` is the answer to send.
-    async fn handle(&mut self, id: &Value, request: Request) -> Result<Option<Message>, Refusal> {
+    /// Handles one request; `Ok(frame)` is the answer to send.
+    async fn handle(&mut self, id: &Value, request: Request) -> Result<Message, Refusal> {
         let games = self.context.games.clone();
         match request {
             Request::Auth { token } => {
@@ -339,21 +397,21 @@ impl Connection {
                 let result = json!({ "player": player.name });
                 self.online = Some(self.context.hub.connect(player.id));
                 self.player = Some(player);
-                Ok(Some(ack(id, result)))
+                Ok(ack(id, result))
             }
-            Request::Ping => Ok(Some(text(json_text(&json!({ "type": "pong", "id": id }))))),
-            Request::Subscribe { game, since } => self.subscribe(id, game, since).await.map(Some),
-            Request::Unsubscribe { game } => match self.games.0.remove(&game) {
-                Some(task) => {
-                    task.abort();
-                    Ok(Some(ack(id, json!({ "game_id": game, "game": game }))))
+            Request::Ping => Ok(text(json_text(&json!({ "type": "pong", "id": id })))),
+            Request::Subscribe { game, since } => self.subscribe(id, game, since).await,
+            Request::Unsubscribe { game } => {
+                if self.follows.leave(game) {
+                    Ok(ack(id, json!({ "game_id": game, "game": game })))
+                } else {
+                    Err(refuse(
+                        "not_subscribed",
+                        format!("this socket does not follow game {game}"),
+                    ))
                 }
-                None => Err(refuse(
-                    "not_subscribed",
-                    format!("this socket does not follow game {game}"),
-                )),
-            },
-            Request::SubscribePlayer { since } => self.subscribe_player(id, since).await.map(Some),
+            }
+            Request::SubscribePlayer { since } => self.subscribe_player(id, since).await,
             Request::Move {
                 game,
                 notation,
@@ -368,12 +426,12 @@ impl Connection {
                 let answer = games
                     .play_as(player, game, command, Return::shape(reply, legal))
                     .await?;
-                Ok(Some(ack_of(id, &answer)))
+                Ok(ack_of(id, &answer))
             }
             Request::Chat { game, text, room } => {
                 let player = self.player()?;
                 let event = games.chat(player, game, room.unwrap_or(Room::Players), &text).await?;
-                Ok(Some(ack(id, event_frame(game, &event))))
+                Ok(ack(id, event_frame(game, &event)))
             }
         }
     }
@@ -381,13 +439,13 @@ impl Connection {
     /// Subscribes to a game: first the channel, then the state, so nothing
     /// committed in between is missed (duplicates are dropped by `seq`).
     async fn subscribe(&mut self, id: &Value, game: i64, since: Option<i64>) -> Result<Message, Refusal> {
-        if self.games.0.contains_key(&game) {
+        if self.follows.position(game).is_some() {
             return Err(refuse(
                 "already_subscribed",
                 format!("this socket already follows game {game}"),
             ));
         }
-        if self.games.0.len() >= MAX_SUBSCRIPTIONS {
+        if self.follows.games.len() >= MAX_SUBSCRIPTIONS {
             return Err(refuse(
                 "too_many_subscriptions",
                 format!("a socket follows at most {MAX_SUBSCRIPTIONS} games"),
@@ -410,21 +468,14 @@ impl Connection {
                 let events = games.events(self.player.as_ref(), game, since, MAX_REPLAY).await?;
                 last_seq = since;
                 for event in &events {
-                    self.send(text(event_frame_text(game, event))).await;
+                    self.send(text(event_frame_text(game, event)));
                     last_seq = event.seq;
                 }
             }
-            _ => self.send(snapshot_frame(game, &state)).await,
+            _ => self.send(snapshot_frame(game, &state)),
         }
-        self.send(text(json_text(&self.context.hub.presence(game)))).await;
-        let task = tokio::spawn(forward_game(
-            subscription,
-            last_seq,
-            self.out.clone(),
-            games,
-            self.player.clone(),
-        ));
-        self.games.0.insert(game, task.abort_handle());
+        self.send(text(json_text(&self.context.hub.presence(game))));
+        self.follows.follow(subscription, last_seq);
         Ok(ack(id, json!({ "game_id": game, "game": game, "seq": last_seq })))
     }
 
@@ -440,75 +491,61 @@ impl Connection {
         let task = tokio::spawn(forward_player(
             subscription,
             since,
-            self.out.clone(),
+            self.player_out.clone(),
             players,
             player.id,
         ));
         self.player_stream.0.insert(0, task.abort_handle());
         Ok(ack(id, json!({ "seq": current })))
     }
-}
 
-/// Forwards a game's live frames to the connection, in order; resynchronises
-/// with a snapshot after a lag or a gap.
-async fn forward_game(
-    mut subscription: GameSubscription,
-    mut last_seq: i64,
-    out: mpsc::Sender<Message>,
-    games: Arc<Games>,
-    viewer: Option<Player>,
-) {
-    let game = subscription.game();
-    loop {
-        let frame = match subscription.recv().await {
+    /// Queues a followed game's frame, in order: what the client has seen
+    /// already is dropped, and a lag or a gap is answered with a snapshot.
+    async fn forward(&mut self, index: usize, frame: Result<GameFrame, broadcast::error::RecvError>) {
+        let followed = &self.follows.games[index];
+        let game = followed.game;
+        let frame = match frame {
             Ok(frame) => frame,
-            Err(broadcast::error::RecvError::Closed) => return,
+            Err(broadcast::error::RecvError::Closed) => {
+                self.follows.games.swap_remove(index);
+                return;
+            }
             Err(broadcast::error::RecvError::Lagged(missed)) => {
                 tracing::debug!(game, missed, "a subscriber lagged; sending a snapshot");
-                if !resync(game, &mut last_seq, &out, &games, viewer.as_ref()).await {
-                    return;
-                }
-                continue;
+                self.resync(index).await;
+                return;
             }
         };
         if let Some(seq) = frame.seq {
-            if seq <= last_seq {
-                continue;
+            if seq <= followed.last_seq {
+                return;
             }
-            if seq != last_seq + 1 {
+            if seq != followed.last_seq + 1 {
                 // Written elsewhere (another process): the log has what we missed.
-                if !resync(game, &mut last_seq, &out, &games, viewer.as_ref()).await {
+                if !self.resync(index).await || seq <= self.follows.games[index].last_seq {
                     return;
                 }
-                if seq <= last_seq {
-                    continue;
-                }
             }
-            last_seq = seq;
+            self.follows.games[index].last_seq = seq;
         }
-        if out.send(Message::Text(frame.text)).await.is_err() {
-            return;
-        }
+        self.send(Message::Text(frame.text));
     }
-}
 
-/// Sends a fresh snapshot; `false` when the connection is gone or the game
-/// cannot be read any more.
-async fn resync(
-    game: i64,
-    last_seq: &mut i64,
-    out: &mpsc::Sender<Message>,
-    games: &Games,
-    viewer: Option<&Player>,
-) -> bool {
-    match games.state(viewer, game, None).await {
-        Ok(state) => {
-            *last_seq = state.seq;
-            out.send(snapshot_frame(game, &state)).await.is_ok()
-        }
-        Err(error) => {
-            let _ = out.send(error_frame(&Value::Null, Refusal::Game(error))).await;
-            false
+    /// Queues a fresh snapshot of a followed game; `false` when the game
+    /// cannot be read any more (then the client is told and the game left).
+    async fn resync(&mut self, index: usize) -> bool {
+        let game = self.follows.games[index].game;
+        match self.context.games.state(self.player.as_ref(), game, None).await {
+            Ok(state) => {
+                self.follows.games[index].last_seq = state.seq;
+                self.send(snapshot_frame(game, &state));
+                true
+            }
+            Err(error) => {
+                self.send(error_frame(&Value::Null, Refusal::Game(error)));
+                self.follows.games.swap_remove(index);
+                false
+            }
         }
     }
 }
