@@ -167,9 +167,29 @@ async fn plays_over_websocket_and_times_the_opponents_frames() {
     // Lean: the sockets followed each game from its last join's event
     // number, so a snapshot would be a socket that lagged.
     assert_eq!(report.resyncs, 0, "{report:?}");
+    assert!(report.followed, "{report:?}");
+    // Each move's frame reaches at least the mover's socket, with its ack.
+    assert!(report.event_frames >= report.moves_acked, "{report:?}");
     let check = report.verification.expect("verified");
     assert!(check.passed, "{check}");
     assert_eq!(check.moves_stored, report.moves_acked);
+
+    // Without following, the sockets only move: nobody is sent a frame
+    // of a game, and every move is still stored.
+    options.no_follow = true;
+    let report = play_report(loadtest::run(&options).await.expect("the run"));
+    assert!(report.moves_acked > 0 && report.errors.is_empty(), "{report:?}");
+    assert!(!report.followed, "{report:?}");
+    assert_eq!(report.event_frames, 0, "{report:?}");
+    assert!(report.commit_to_frame.is_none(), "{report:?}");
+    let check = report.verification.expect("verified");
+    assert!(check.passed, "{check}");
+    assert_eq!(check.moves_stored, report.moves_acked);
+    options.transport = Transport::Http;
+    match loadtest::run(&options).await {
+        Err(LoadError::Usage(message)) => assert!(message.contains("--no-follow"), "{message}"),
+        other => panic!("--no-follow over http: expected a usage error, got {other:?}"),
+    }
     server.stop().await;
     database.remove().await;
 }

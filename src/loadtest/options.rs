@@ -33,6 +33,13 @@ pub struct Options {
     /// the `event` frames, whose latency is measured too.
     #[arg(long, value_enum, default_value_t = Transport::Http)]
     pub transport: Transport,
+    /// play over ws: the players' sockets do not subscribe to their games,
+    /// so they only send moves and read the acks, and nobody is told of a
+    /// move: the exchange `--transport http` makes, over the other door,
+    /// for comparing what the two transports cost. Without it, each move's
+    /// `event` frame also goes to every seat's socket.
+    #[arg(long)]
+    pub no_follow: bool,
     /// play: the answers asked for. lean: to a move, the move, the game's
     /// status, ply and legal moves (`Prefer: return=minimal` and
     /// `?legal=true`, or `"return": "minimal", "legal": true` over the

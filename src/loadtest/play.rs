@@ -41,6 +41,9 @@ struct Plan {
     slot_count: usize,
     /// Whether moves ask for the lean answer (`--answer lean`).
     lean: bool,
+    /// Whether the players' sockets subscribe to their games (ws without
+    /// `--no-follow`).
+    follow: bool,
     started: Instant,
     /// Moves due before this are the warm-up: played and verified, not
     /// measured.
@@ -133,6 +136,11 @@ pub async fn run(api: &Api, options: &Options) -> Result<PlayReport, LoadError> 
             options.warmup, options.duration
         )));
     }
+    if options.no_follow && options.transport != Transport::Ws {
+        return Err(LoadError::Usage(
+            "--no-follow is for --transport ws: over http nobody follows the games anyway".to_owned(),
+        ));
+    }
     let setup_started = Instant::now();
     let (players, movers) = set_up_slots(api, options).await?;
     let setup = setup_started.elapsed();
@@ -200,6 +208,7 @@ impl Plan {
             slot_interval: options.rate.map(|rate| Duration::from_secs_f64(slots as f64 / rate)),
             slot_count: slots,
             lean: options.answer == Answer::Lean,
+            follow: options.transport == Transport::Ws && !options.no_follow,
             started,
             measured_from: started + options.warmup,
             alarm: Alarm::start().map_err(LoadError::Pacing)?,
@@ -244,6 +253,7 @@ fn report(
         _ => None,
     };
     let ws = options.transport == Transport::Ws;
+    let followed = ws && !options.no_follow;
     let mut errors = total.errors;
     for (kind, count) in total.frames.unsolicited {
         *errors.entry(format!("unanswered {kind}")).or_default() += count;
@@ -254,6 +264,7 @@ fn report(
         backend: figures.backend,
         transport: options.transport,
         answer: options.answer,
+        followed,
         games_in_flight: options.games,
         game_choices: options.game_choices.clone(),
         rate_target: options.rate,
@@ -266,9 +277,10 @@ fn report(
         retries_acked: total.retries_acked,
         ack_latency: total.ack_latency.summary(),
         send_lag: total.send_lag.summary(),
-        commit_to_frame: ws.then(|| total.frames.commit_to_frame.summary()).flatten(),
-        send_to_frame: ws.then(|| total.frames.send_to_frame.summary()).flatten(),
+        commit_to_frame: followed.then(|| total.frames.commit_to_frame.summary()).flatten(),
+        send_to_frame: followed.then(|| total.frames.send_to_frame.summary()).flatten(),
         resyncs: total.frames.snapshots.saturating_sub(total.subscriptions),
+        event_frames: total.frames.events,
         errors,
         games_started,
         games_finished: total.finished,
@@ -298,6 +310,7 @@ fn merge(total: &mut SlotResult, slot: SlotResult) {
     total.frames.commit_to_frame.merge(slot.frames.commit_to_frame);
     total.frames.send_to_frame.merge(slot.frames.send_to_frame);
     total.frames.snapshots += slot.frames.snapshots;
+    total.frames.events += slot.frames.events;
     for (kind, count) in slot.frames.unsolicited {
         *total.frames.unsolicited.entry(kind).or_default() += count;
     }
@@ -344,7 +357,7 @@ async fn play_slot(
         };
         let game = state.id;
         result.games.push(game);
-        if let Mover::Ws(sockets, _) = &mut mover {
+        if let (Mover::Ws(sockets, _), true) = (&mut mover, plan.follow) {
             // A lean client holds the game from its answers and follows it
             // from there, as a bot would; a full one starts from a snapshot,
             // as the web client does.
@@ -360,7 +373,7 @@ async fn play_slot(
             pacer.restart();
         }
         play_game(&api, &plan, seated, &mut mover, &mut chooser, state, &mut result).await;
-        if let Mover::Ws(sockets, sent) = &mut mover {
+        if let (Mover::Ws(sockets, sent), true) = (&mut mover, plan.follow) {
             // A socket follows at most 64 games: leave finished ones.
             for socket in sockets.iter_mut().take(seated.len()) {
                 if let Err(error) = socket.unsubscribe(game).await {
@@ -429,7 +442,7 @@ async fn play_game(
         let Some(clock) = MoveClock::start(plan, chooser.pacer.as_mut(), &mut result.send_lag).await else {
             return;
         };
-        if clock.measured {
+        if clock.measured && plan.follow {
             mover.time_frames_of(game, state.ply + 1);
         }
         let answer = send_move(api, players, mover, seat, &state, &notation, plan.lean).await;

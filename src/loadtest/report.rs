@@ -39,6 +39,9 @@ pub struct PlayReport {
     pub transport: Transport,
     /// The answer moves asked for (`--answer`).
     pub answer: Answer,
+    /// ws: whether the players' sockets followed their games (each move's
+    /// frame sent to every seat), `false` with `--no-follow` and over http.
+    pub followed: bool,
     pub games_in_flight: u32,
     pub game_choices: Vec<GameChoice>,
     /// `--rate`, moves per second; `null`: as fast as answered.
@@ -69,6 +72,9 @@ pub struct PlayReport {
     pub send_to_frame: Option<Summary>,
     /// ws: snapshots beyond those of the subscriptions (a socket lagged).
     pub resyncs: u64,
+    /// ws: `event` frames the players' sockets received (none with
+    /// `--no-follow`).
+    pub event_frames: u64,
     /// By kind: `http <status> <code>`, `ws <code>`, `transport …`.
     pub errors: BTreeMap<String, u64>,
     pub games_started: u64,
@@ -170,8 +176,13 @@ impl PlayReport {
         let choices: Vec<String> = self.game_choices.iter().map(ToString::to_string).collect();
         let _ = writeln!(
             out,
-            "loadtest play over {} ({} answers) against {} ({}): {} games in flight ({}), {}",
+            "loadtest play over {}{} ({} answers) against {} ({}): {} games in flight ({}), {}",
             self.transport,
+            if self.transport == Transport::Ws && !self.followed {
+                " (games not followed)"
+            } else {
+                ""
+            },
             self.answer,
             self.url,
             self.backend.as_deref().unwrap_or("backend unknown"),
@@ -203,10 +214,13 @@ impl PlayReport {
         if self.send_lag.is_some() {
             latency(out, "of which send lag", &self.send_lag);
         }
-        if self.transport == Transport::Ws {
+        if self.followed {
             latency(out, "commit → frame", &self.commit_to_frame);
             latency(out, "send → frame", &self.send_to_frame);
             let _ = writeln!(out, "resyncs (lag)          {}", self.resyncs);
+        }
+        if self.transport == Transport::Ws {
+            let _ = writeln!(out, "event frames received  {}", self.event_frames);
         }
     }
 

@@ -104,6 +104,8 @@ pub struct Frames {
     /// `snapshot` frames (one per subscribe without `since`; more mean the
     /// socket lagged).
     pub snapshots: u64,
+    /// `event` frames of any kind.
+    pub events: u64,
     /// `error` frames that answered no request, by code.
     pub unsolicited: BTreeMap<String, u64>,
 }
@@ -253,6 +255,7 @@ async fn read(
             }
             Some("event") if frame["kind"] == "move" && frame["data"]["seat"].as_i64() != Some(seat) => {
                 let received = now_us();
+                locked(&frames).events += 1;
                 let key = (
                     frame["game"].as_i64().unwrap_or(0),
                     frame["data"]["ply"].as_i64().unwrap_or(0),
@@ -270,6 +273,7 @@ async fn read(
                 }
             }
             Some("snapshot") => locked(&frames).snapshots += 1,
+            Some("event") => locked(&frames).events += 1,
             _ => {}
         }
     }
