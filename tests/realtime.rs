@@ -684,6 +684,25 @@ async fn heartbeats_close_a_dead_peer_and_keep_a_live_one() {
     teardown(database, server).await;
 }
 
+/// A client that closes gets the server's close frame back (the closing
+/// handshake completes), even while it follows a game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_closes_gets_the_servers_close_frame() {
+    use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+    use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+    let (database, server) = setup().await;
+    let (id, _alice, bob_token) = server.gravity().await;
+    let mut bob = connect(&server, Some(&bob_token)).await;
+    bob.subscribe(id, None).await;
+    let farewell = CloseFrame {
+        code: CloseCode::Normal,
+        reason: "good night".into(),
+    };
+    bob.0.close(Some(farewell)).await.expect("a close frame sent");
+    assert_eq!(bob.close_code().await, Some(1000), "the server answers the close frame");
+    teardown(database, server).await;
+}
+
 /// With several server processes on one PostgreSQL database, subscribers
 /// connected to one hear at once of what is committed through another:
 /// game events in order, and their own turn (the database announces each

@@ -169,13 +169,13 @@ impl Follows {
 }
 
 /// What the connection does after a step.
-#[derive(PartialEq)]
 enum Flow {
     /// Write what is ready and go on.
     Open,
-    /// Write what is ready, a close frame last, and end.
+    /// Write what is ready (a close frame last, or the answer to the
+    /// peer's), and end.
     Close,
-    /// End now: the socket failed or the peer closed it.
+    /// End now: the socket failed.
     End,
 }
 
@@ -274,7 +274,13 @@ impl Connection {
             match flow {
                 Flow::End => return,
                 Flow::Close => {
-                    let _ = tokio::time::timeout(CLOSE_TIMEOUT, self.write(&mut socket)).await;
+                    let closing = async {
+                        self.write(&mut socket).await;
+                        // Sends what tungstenite queued itself: the answer
+                        // to the peer's close frame.
+                        let _ = socket.flush().await;
+                    };
+                    let _ = tokio::time::timeout(CLOSE_TIMEOUT, closing).await;
                     return;
                 }
                 Flow::Open => {
@@ -342,7 +348,7 @@ impl Connection {
                 ));
                 return Flow::Open;
             }
-            Message::Close(_) => return Flow::End,
+            Message::Close(_) => return Flow::Close,
             // Pongs and pings only prove the peer alive (tungstenite answers pings).
             Message::Ping(_) | Message::Pong(_) => return Flow::Open,
         };
