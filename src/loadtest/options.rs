@@ -140,6 +140,12 @@ impl Options {
         options.url = url.into();
         options
     }
+
+    /// Whether the players' sockets follow their games: over ws, unless
+    /// `--no-follow`.
+    pub fn follows_games(&self) -> bool {
+        self.transport == Transport::Ws && !self.no_follow
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

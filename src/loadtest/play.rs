@@ -208,7 +208,7 @@ impl Plan {
             slot_interval: options.rate.map(|rate| Duration::from_secs_f64(slots as f64 / rate)),
             slot_count: slots,
             lean: options.answer == Answer::Lean,
-            follow: options.transport == Transport::Ws && !options.no_follow,
+            follow: options.follows_games(),
             started,
             measured_from: started + options.warmup,
             alarm: Alarm::start().map_err(LoadError::Pacing)?,
@@ -252,8 +252,7 @@ fn report(
         (Some(b), Some(a)) if moves_acked > 0 => Some((a - b) * 1e6 / moves_acked as f64),
         _ => None,
     };
-    let ws = options.transport == Transport::Ws;
-    let followed = ws && !options.no_follow;
+    let followed = options.follows_games();
     let mut errors = total.errors;
     for (kind, count) in total.frames.unsolicited {
         *errors.entry(format!("unanswered {kind}")).or_default() += count;
