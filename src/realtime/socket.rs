@@ -18,7 +18,6 @@
 //!   which leaves the games' channels (and takes presence down), and aborts
 //!   the player's stream.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -96,13 +95,14 @@ impl RateLimit {
     }
 }
 
-/// Aborts the tasks it holds when dropped (the connection ended).
+/// The task of the player's own stream, if followed: aborted when the
+/// connection ends.
 #[derive(Default)]
-struct Tasks(HashMap<i64, AbortHandle>);
+struct PlayerStream(Option<AbortHandle>);
 
-impl Drop for Tasks {
+impl Drop for PlayerStream {
     fn drop(&mut self) {
-        for (_, task) in self.0.drain() {
+        if let Some(task) = self.0.take() {
             task.abort();
         }
     }
@@ -185,8 +185,7 @@ struct Connection {
     /// Keeps the authenticated player counted as connected.
     online: Option<super::hub::Connected>,
     follows: Follows,
-    /// The player's stream, under key 0.
-    player_stream: Tasks,
+    player_stream: PlayerStream,
     /// Where the player's stream queues its frames.
     player_out: mpsc::Sender<Message>,
     /// Frames ready to write, in order.
@@ -204,7 +203,7 @@ pub async fn serve(socket: WebSocket, context: Context, player: Option<Player>) 
         player,
         online,
         follows: Follows::default(),
-        player_stream: Tasks::default(),
+        player_stream: PlayerStream::default(),
         player_out,
         outgoing: Vec::new(),
         last_seen: Instant::now(),
@@ -487,7 +486,7 @@ impl Connection {
 
     async fn subscribe_player(&mut self, id: &Value, since: Option<i64>) -> Result<Message, Refusal> {
         let player = self.player()?.clone();
-        if !self.player_stream.0.is_empty() {
+        if self.player_stream.0.is_some() {
             return Err(refuse("already_subscribed", "this socket already follows your events"));
         }
         let players = self.context.players.clone();
@@ -501,7 +500,7 @@ impl Connection {
             players,
             player.id,
         ));
-        self.player_stream.0.insert(0, task.abort_handle());
+        self.player_stream.0 = Some(task.abort_handle());
         Ok(ack(id, json!({ "seq": current })))
     }
 
