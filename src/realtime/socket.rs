@@ -124,7 +124,8 @@ struct Followed {
 #[derive(Default)]
 struct Follows {
     games: Vec<Followed>,
-    next: usize,
+    /// Where the next poll starts: after the game that had the last frame.
+    start: usize,
 }
 
 impl Follows {
@@ -156,9 +157,9 @@ impl Follows {
         std::future::poll_fn(move |cx| {
             let count = self.games.len();
             for offset in 0..count {
-                let index = (self.next + offset) % count;
+                let index = (self.start + offset) % count;
                 if let Poll::Ready(frame) = self.games[index].frames.poll_next_unpin(cx) {
-                    self.next = index + 1;
+                    self.start = index + 1;
                     let frame = frame.unwrap_or(Err(broadcast::error::RecvError::Closed));
                     return Poll::Ready((index, frame));
                 }
