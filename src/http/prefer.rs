@@ -106,9 +106,9 @@ fn wants_minimal<'a>(values: impl Iterator<Item = &'a str>) -> bool {
         let (name, value) = head.split_once('=').unwrap_or((head, ""));
         name.trim()
             .eq_ignore_ascii_case("return")
-            .then(|| value.trim().trim_matches('"').to_ascii_lowercase())
+            .then(|| value.trim().trim_matches('"').eq_ignore_ascii_case("minimal"))
     });
-    asked.as_deref() == Some("minimal")
+    asked == Some(true)
 }
 
 #[cfg(test)]
