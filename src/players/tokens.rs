@@ -115,13 +115,26 @@ impl TokenCache {
     /// expired token is deleted.
     pub async fn session(&self, store: &dyn Store, token: &str, now: i64) -> Result<Option<Session>, StoreError> {
         let (cached, forgotten) = {
-            let entries = self.locked();
-            let cached = entries
+            let mut entries = self.locked();
+            let forgotten = entries.forgotten;
+            let cached = match entries
                 .by_token
-                .get(token)
+                .get_mut(token)
                 .filter(|e| e.read.elapsed() < TOKEN_CACHE_TTL)
-                .map(|e| (e.player.clone(), e.hash.clone(), e.used, e.written));
-            (cached, entries.forgotten)
+            {
+                // Most uses: known, and nothing to write. The use is noted
+                // under the same lock, with the token hashed once (issue 26).
+                Some(entry) if judge(entry.used, entry.written, now, self.lifetime) == Use::Fresh => {
+                    entry.used = now;
+                    return Ok(Some(Session {
+                        player: entry.player.clone(),
+                        token_hash: entry.hash.clone(),
+                    }));
+                }
+                Some(e) => Some((e.player.clone(), e.hash.clone(), e.used, e.written)),
+                None => None,
+            };
+            (cached, forgotten)
         };
         let seen = match cached {
             Some(_) => Seen::Cached,
@@ -280,6 +293,36 @@ mod tests {
         cache.forget_token(&hash);
         cache.remember(&token, Seen::Cached, &player(1), &hash, 20, 20);
         assert!(!cached(&cache, &token));
+    }
+
+    /// A use that writes nothing still renews the token in the cache: its
+    /// idle time counts from that use, not from the last one written.
+    #[tokio::test]
+    async fn a_cached_use_renews_the_token_without_a_write() {
+        let dir = std::env::temp_dir().join(format!("tavoliere-tokens-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let url = format!("sqlite://{}?mode=rwc", dir.join("tokens.db").display());
+        let store = crate::store::connect(&url).await.expect("a store");
+        // Sessions last 10 s unused: a use is written once a second at most.
+        let cache = TokenCache::new(Some(10_000));
+        let (token, hash) = ("t1".to_owned(), token_hash("t1"));
+        let seen = Seen::Read {
+            forgotten: cache.locked().forgotten,
+        };
+        cache.remember(&token, seen, &player(1), &hash, 0, 0);
+        // Used at 0.5 s, within the second: nothing to write, the use noted.
+        let session = cache
+            .session(store.as_ref(), &token, 500)
+            .await
+            .expect("no store error");
+        assert_eq!(session.map(|s| s.token_hash), Some(hash.clone()));
+        let entry = cache.locked().by_token[&token].clone();
+        assert_eq!((entry.used, entry.written), (500, 0));
+        // 10.2 s after it was written and 9.7 s after that use: still open.
+        // Its row was never written, so the use must have come from the
+        // cache (a read of the store would find no session).
+        assert_eq!(judge(entry.used, entry.written, 10_200, cache.lifetime), Use::Touch);
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
