@@ -311,6 +311,8 @@ mod tests {
         };
         cache.remember(&token, seen, &player(1), &hash, 0, 0);
         // Used at 0.5 s, within the second: nothing to write, the use noted.
+        // The store has no row for the token, so the session can only have
+        // come from the cache.
         let session = cache
             .session(store.as_ref(), &token, 500)
             .await
@@ -319,8 +321,6 @@ mod tests {
         let entry = cache.locked().by_token[&token].clone();
         assert_eq!((entry.used, entry.written), (500, 0));
         // 10.2 s after it was written and 9.7 s after that use: still open.
-        // Its row was never written, so the use must have come from the
-        // cache (a read of the store would find no session).
         assert_eq!(judge(entry.used, entry.written, 10_200, cache.lifetime), Use::Touch);
         std::fs::remove_dir_all(&dir).ok();
     }
