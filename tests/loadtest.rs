@@ -12,7 +12,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use common::{Database, TestServer};
-use tavoliere::loadtest::{self, AckedMove, LoadError, Mode, Options, PlayReport, Report, Transport, Verification};
+use tavoliere::loadtest::{
+    self, AckedMove, Answer, LoadError, Mode, Options, PlayReport, Report, Transport, Verification,
+};
 use tavoliere::Config;
 
 fn play_report(report: Report) -> PlayReport {
@@ -215,6 +217,47 @@ async fn a_warmup_as_long_as_the_run_is_refused_before_anything_is_sent() {
         !metrics.contains("route=\"/api/v1/players\""),
         "nobody registered: {metrics}"
     );
+    server.stop().await;
+    database.remove().await;
+}
+
+/// `--answer minimal`: the answers carry no legal moves, so every move is
+/// chosen from the generator's own position (a game it lost track of
+/// would count an error), over both transports, in games of two and four
+/// seats, with conditional replies played into the position too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plays_from_its_own_positions_with_minimal_answers() {
+    let database = Database::new().await;
+    let mut config = Config::with_database(&database.url);
+    config.realtime.ws_rate = 100_000;
+    config.realtime.ws_burst = 100_000;
+    let server = TestServer::start_with(config).await;
+    for transport in [Transport::Http, Transport::Ws] {
+        let mut options = Options::for_url(&server.base);
+        options.answer = Answer::Minimal;
+        options.transport = transport;
+        options.games = 4;
+        options.duration = Duration::from_millis(2000);
+        options.game_choices = ["gravity", "pente:pro", "focus:four", "torri"]
+            .iter()
+            .map(|choice| choice.parse().expect("a catalogue entry"))
+            .collect();
+        options.max_plies = 40;
+        options.conditional = 0.5;
+        let report = play_report(loadtest::run(&options).await.expect("the run"));
+        println!("{}", Report::Play(Box::new(report.clone())));
+        assert!(report.errors.is_empty(), "{transport:?}: {:?}", report.errors);
+        assert!(
+            report.moves_acked > 0 && report.games_finished + report.games_resigned >= 1,
+            "{report:?}"
+        );
+        let check = report.verification.expect("verified");
+        assert!(check.passed, "{check}");
+        // (A four-seat game resigned at the limit stores a concession
+        // beside its moves: stored entries outnumber acknowledged moves.)
+        assert_eq!(check.acked_moves, report.moves_acked);
+        assert!(check.trees > 0 && check.replies_checked > 0, "{check}");
+    }
     server.stop().await;
     database.remove().await;
 }

@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::options::Answer;
 use super::LoadError;
 
 /// Why one request to the server failed.
@@ -343,34 +344,32 @@ impl Api {
     }
 
     /// Opens a public game of `choice` with the creator at seat 0 and
-    /// `opponents` invited to the other seats, asking for the lean answer
-    /// (with the legal moves) when `lean`.
+    /// `opponents` invited to the other seats, answered as `answer` asks.
     pub async fn create_game(
         &self,
         token: &str,
         game: &str,
         variant: &str,
         opponents: &[String],
-        lean: bool,
+        answer: Answer,
     ) -> Result<GameView, RequestError> {
-        let request = answered_as(self.client.post(self.url("/games")), lean)
+        let request = answered_as(self.client.post(self.url("/games")), answer)
             .bearer_auth(token)
             .json(&json!({ "game": game, "variant": variant, "opponents": opponents }));
         self.send(request).await
     }
 
-    pub async fn join(&self, token: &str, game: i64, lean: bool) -> Result<GameView, RequestError> {
-        self.act(token, game, "join", lean).await
+    pub async fn join(&self, token: &str, game: i64, answer: Answer) -> Result<GameView, RequestError> {
+        self.act(token, game, "join", answer).await
     }
 
-    /// Plays `notation` in the game `before`, asking for the lean answer
-    /// (with the legal moves) when `lean`.
+    /// Plays `notation` in the game `before`, answered as `answer` asks.
     pub async fn play(
         &self,
         token: &str,
         before: &GameView,
         notation: &str,
-        lean: bool,
+        answer: Answer,
     ) -> Result<MoveAnswer, RequestError> {
         #[derive(serde::Serialize)]
         struct Move<'a> {
@@ -382,14 +381,14 @@ impl Api {
         if let Ok(mut path) = url.path_segments_mut() {
             path.pop_if_empty().push(&before.id.to_string()).push("moves");
         }
-        if lean {
+        if answer.asks_legal() {
             url.set_query(Some(LEGAL_TOO));
         }
         let mut request = self.client.post(url).bearer_auth(token).json(&Move {
             notation,
             ply: before.ply,
         });
-        if lean {
+        if answer.is_lean() {
             request = request.header("prefer", RETURN_MINIMAL);
         }
         // A server that does not know the preference answers in full and
@@ -411,15 +410,15 @@ impl Api {
         self.send(request).await
     }
 
-    pub async fn resign(&self, token: &str, game: i64, lean: bool) -> Result<GameView, RequestError> {
-        self.act(token, game, "resign", lean).await
+    pub async fn resign(&self, token: &str, game: i64, answer: Answer) -> Result<GameView, RequestError> {
+        self.act(token, game, "resign", answer).await
     }
 
-    /// A bodiless `POST /games/{game}/{action}` answered with the game
-    /// (lean when `lean`).
-    async fn act(&self, token: &str, game: i64, action: &str, lean: bool) -> Result<GameView, RequestError> {
+    /// A bodiless `POST /games/{game}/{action}` answered with the game, as
+    /// `answer` asks.
+    async fn act(&self, token: &str, game: i64, action: &str, answer: Answer) -> Result<GameView, RequestError> {
         let request =
-            answered_as(self.client.post(self.url(&format!("/games/{game}/{action}"))), lean).bearer_auth(token);
+            answered_as(self.client.post(self.url(&format!("/games/{game}/{action}"))), answer).bearer_auth(token);
         self.send(request).await
     }
 
@@ -482,14 +481,14 @@ fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, RequestError> {
     serde_json::from_slice(body).map_err(|e| RequestError::Decode(e.to_string()))
 }
 
-/// `request` asking for the lean answer with the legal moves when `lean`
-/// (a server that does not know the preference answers in full, which
-/// [`GameView`] reads too).
-fn answered_as(request: reqwest::RequestBuilder, lean: bool) -> reqwest::RequestBuilder {
-    if lean {
-        request.header("prefer", RETURN_MINIMAL).query(&[("legal", "true")])
-    } else {
-        request
+/// `request` asking for the answer `answer` names: lean, with the legal
+/// moves or not, or full (a server that does not know the preference
+/// answers in full, which [`GameView`] reads too).
+fn answered_as(request: reqwest::RequestBuilder, answer: Answer) -> reqwest::RequestBuilder {
+    match answer {
+        Answer::Lean => request.header("prefer", RETURN_MINIMAL).query(&[("legal", "true")]),
+        Answer::Minimal => request.header("prefer", RETURN_MINIMAL),
+        Answer::Full => request,
     }
 }
 

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::client::{Api, GameView, MoveAnswer, StoredMove};
 use super::play::{Chooser, SlotResult};
 use super::players::Player;
+use super::position::play_answer;
 use crate::rules::playout::Rng;
 use crate::rules::AnyGame;
 
@@ -114,27 +115,23 @@ impl Forecast {
     /// when the answer does not fit what the generator knows (it should
     /// stop forecasting this game).
     pub fn follow(&mut self, answer: &MoveAnswer) -> bool {
-        let theirs = &answer.record;
-        if self.position.play(&theirs.notation).is_err() {
+        if !play_answer(&mut self.position, answer) {
             return false;
         }
+        let theirs = &answer.record;
         if theirs.seat != OWNER {
-            // What remains of the lines that foresaw the move.
-            self.tree = std::mem::take(&mut self.tree)
-                .into_iter()
-                .filter(|line| line[0] == theirs.notation && line.len() > 2)
-                .map(|line| line[2..].to_vec())
-                .collect();
-        }
-        match reply_of(answer) {
-            Some(reply) => self.position.play(&reply.notation).is_ok(),
-            None => {
-                if theirs.seat != OWNER {
-                    self.tree.clear();
-                }
-                true
+            if reply_of(answer).is_some() {
+                // What remains of the lines that foresaw the move.
+                self.tree = std::mem::take(&mut self.tree)
+                    .into_iter()
+                    .filter(|line| line[0] == theirs.notation && line.len() > 2)
+                    .map(|line| line[2..].to_vec())
+                    .collect();
+            } else {
+                self.tree.clear();
             }
         }
+        true
     }
 }
 

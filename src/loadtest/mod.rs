@@ -26,6 +26,7 @@ pub mod options;
 mod pace;
 mod play;
 mod players;
+mod position;
 pub mod report;
 mod stats;
 pub mod verify;
@@ -36,7 +37,7 @@ use std::path::PathBuf;
 
 pub use client::{ProcessFigures, RequestError};
 pub use conditional::AckedTree;
-pub use options::{GameChoice, Mode, Options, Transport};
+pub use options::{Answer, GameChoice, Mode, Options, Transport};
 pub use report::{IdleReport, PlayReport, Report};
 pub use stats::Summary;
 pub use verify::{Acked, AckedMove, Verification};

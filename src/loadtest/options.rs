@@ -46,8 +46,12 @@ pub struct Options {
     /// WebSocket), to a game's creation, join or resignation the same
     /// without the move, and over ws the sockets subscribe from the last
     /// join's event number (no snapshot): as a script or bot would ask.
-    /// full: the whole game, and a snapshot when a socket subscribes, as
-    /// the web client gets them.
+    /// minimal: the lean answers without the legal moves (no `?legal`);
+    /// the generator keeps each game's position with the rules and picks
+    /// from its own legal moves, as a bot that knows the game does (and as
+    /// `scripts/peer/driver.js` does for boardgame.io). full: the whole
+    /// game, and a snapshot when a socket subscribes, as the web client
+    /// gets them.
     #[arg(long, value_enum, default_value_t = Answer::Lean)]
     pub answer: Answer,
     /// play: a game to play, `family` or `family:variant` (e.g. `gravity`,
@@ -159,13 +163,28 @@ pub enum Mode {
 #[serde(rename_all = "lowercase")]
 pub enum Answer {
     Lean,
+    Minimal,
     Full,
+}
+
+impl Answer {
+    /// Whether the server is asked for its lean answers
+    /// (`Prefer: return=minimal`).
+    pub fn is_lean(self) -> bool {
+        self != Answer::Full
+    }
+
+    /// Whether a lean answer is asked to carry the legal moves (`?legal`).
+    pub fn asks_legal(self) -> bool {
+        self == Answer::Lean
+    }
 }
 
 impl fmt::Display for Answer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Answer::Lean => "lean",
+            Answer::Minimal => "minimal",
             Answer::Full => "full",
         })
     }

@@ -1,6 +1,7 @@
 //! Play mode: players register, open games and play random legal moves
-//! (taken from each answer's `legal` list) over HTTP or WebSocket, keeping
-//! `--games` games in flight until `--duration` is over.
+//! (taken from each answer's `legal` list, or with `--answer minimal` from
+//! the rules' list for the position the generator keeps) over HTTP or
+//! WebSocket, keeping `--games` games in flight until `--duration` is over.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use super::host::{CpuTicks, HostCpu};
 use super::options::{Answer, GameChoice, Options, Transport};
 use super::pace::Pacer;
 use super::players::{chunk, connect_slot, register, ws_locked, Mover, Player};
+use super::position::Known;
 use super::report::PlayReport;
 use super::stats::Samples;
 use super::verify::{self, Acked, AckedMove, Verification};
@@ -39,8 +41,8 @@ struct Plan {
     /// Each slot's interval between moves, with `--rate`.
     slot_interval: Option<Duration>,
     slot_count: usize,
-    /// Whether moves ask for the lean answer (`--answer lean`).
-    lean: bool,
+    /// The answers asked for (`--answer`).
+    answer: Answer,
     /// Whether the players' sockets subscribe to their games (ws without
     /// `--no-follow`).
     follow: bool,
@@ -207,7 +209,7 @@ impl Plan {
             conditional: options.conditional,
             slot_interval: options.rate.map(|rate| Duration::from_secs_f64(slots as f64 / rate)),
             slot_count: slots,
-            lean: options.answer == Answer::Lean,
+            answer: options.answer,
             follow: options.follows_games(),
             started,
             measured_from: started + options.warmup,
@@ -346,7 +348,7 @@ async fn play_slot(
         let choice = plan.choices[(slot + round) % plan.choices.len()];
         round += 1;
         let seated = &players[..choice.seats()];
-        let state = match open_game(&api, choice, seated, plan.lean).await {
+        let state = match open_game(&api, choice, seated, plan.answer).await {
             Ok(state) => state,
             Err(error) => {
                 result.error(&error);
@@ -360,7 +362,7 @@ async fn play_slot(
             // A lean client holds the game from its answers and follows it
             // from there, as a bot would; a full one starts from a snapshot,
             // as the web client does.
-            let since = plan.lean.then_some(state.seq);
+            let since = plan.answer.is_lean().then_some(state.seq);
             for socket in sockets.iter_mut().take(seated.len()) {
                 match socket.subscribe(game, since).await {
                     Ok(()) => result.subscriptions += u64::from(since.is_none()),
@@ -398,8 +400,13 @@ async fn play_slot(
 }
 
 /// Seat 0 opens the game inviting the others, who join: it starts. The
-/// answers are lean when `lean`.
-async fn open_game(api: &Api, choice: GameChoice, players: &[Player], lean: bool) -> Result<GameView, RequestError> {
+/// answers are the ones `answer` names.
+async fn open_game(
+    api: &Api,
+    choice: GameChoice,
+    players: &[Player],
+    answer: Answer,
+) -> Result<GameView, RequestError> {
     let opponents: Vec<String> = players[1..].iter().map(|p| p.name.clone()).collect();
     let mut state = api
         .create_game(
@@ -407,11 +414,11 @@ async fn open_game(api: &Api, choice: GameChoice, players: &[Player], lean: bool
             choice.game.slug,
             choice.variant.slug,
             &opponents,
-            lean,
+            answer,
         )
         .await?;
     for player in &players[1..] {
-        state = api.join(&player.token, state.id, lean).await?;
+        state = api.join(&player.token, state.id, answer).await?;
     }
     Ok(state)
 }
@@ -429,6 +436,14 @@ async fn play_game(
 ) {
     let game = state.id;
     let mut forecast = Forecast::new(&state, plan.conditional, &mut chooser.rng);
+    let mut known = None;
+    if plan.answer == Answer::Minimal {
+        known = Known::start(&mut state);
+        if known.is_none() {
+            result.count_error("a new game the rules do not start".to_owned());
+            return;
+        }
+    }
     loop {
         let Some(seat) = seat_to_play(api, plan, players, &state, result).await else {
             return;
@@ -444,7 +459,7 @@ async fn play_game(
         if clock.measured && plan.follow {
             mover.time_frames_of(game, state.ply + 1);
         }
-        let answer = send_move(api, players, mover, seat, &state, &notation, plan.lean).await;
+        let answer = send_move(api, players, mover, seat, &state, &notation, plan.answer).await;
         let latency = clock.scheduled.elapsed();
         if !answer
             .as_ref()
@@ -453,13 +468,34 @@ async fn play_game(
             // Lost track of the position: no more trees in this game.
             forecast = None;
         }
-        state = match answer {
-            Ok(answer) => result.acknowledged(game, answer, clock.measured.then_some(latency)),
+        let lost;
+        (state, lost) = match answer {
+            Ok(mut answer) => {
+                let lost = known.as_mut().is_some_and(|known| !known.follow(&mut answer));
+                (
+                    result.acknowledged(game, answer, clock.measured.then_some(latency)),
+                    lost,
+                )
+            }
             Err(error) => match state_after(api, game, &error, result).await {
-                Some(current) => current,
+                Some(current) => (current, true),
                 None => return,
             },
         };
+        if lost && known.is_some() {
+            // Whatever the answer left unsaid, the history says.
+            known = match api.history(game).await {
+                Ok(history) => Known::replayed(&mut state, &history),
+                Err(error) => {
+                    result.error_then_back_off(&error).await;
+                    return;
+                }
+            };
+            if known.is_none() {
+                result.count_error("a game's history the rules do not replay to its state".to_owned());
+                return;
+            }
+        }
     }
 }
 
@@ -491,7 +527,7 @@ async fn seat_to_play(
         return None;
     }
     if state.ply >= plan.max_plies {
-        match api.resign(&players[seat].token, state.id, plan.lean).await {
+        match api.resign(&players[seat].token, state.id, plan.answer).await {
             Ok(_) => result.resigned += 1,
             Err(error) => result.error(&error),
         }
@@ -560,10 +596,10 @@ async fn send_move(
     seat: usize,
     before: &GameView,
     notation: &str,
-    lean: bool,
+    answer: Answer,
 ) -> Result<MoveAnswer, RequestError> {
     match mover {
-        Mover::Http => api.play(&players[seat].token, before, notation, lean).await,
-        Mover::Ws(sockets, _) => sockets[seat].play(before, notation, lean).await,
+        Mover::Http => api.play(&players[seat].token, before, notation, answer).await,
+        Mover::Ws(sockets, _) => sockets[seat].play(before, notation, answer).await,
     }
 }

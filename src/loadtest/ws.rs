@@ -19,6 +19,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
 use super::client::{AnswerBody, GameView, MoveAnswer, RequestError, Target};
+use super::options::Answer;
 use super::stats::Samples;
 
 pub type Socket = WebSocketStream<TcpStream>;
@@ -196,12 +197,18 @@ impl PlayerSocket {
             .map(drop)
     }
 
-    /// Plays `notation` in the game `before`, asking for the lean answer
-    /// (with the legal moves) when `lean`.
-    pub async fn play(&mut self, before: &GameView, notation: &str, lean: bool) -> Result<MoveAnswer, RequestError> {
+    /// Plays `notation` in the game `before`, answered as `answer` asks.
+    pub async fn play(
+        &mut self,
+        before: &GameView,
+        notation: &str,
+        answer: Answer,
+    ) -> Result<MoveAnswer, RequestError> {
         let mut request = json!({ "type": "move", "game": before.id, "move": notation, "ply": before.ply });
-        if lean {
+        if answer.is_lean() {
             request["return"] = "minimal".into();
+        }
+        if answer.asks_legal() {
             request["legal"] = true.into();
         }
         let result = self.request(request).await?;

@@ -32,10 +32,11 @@ async fn only_loopback_is_a_target() {
     assert!(matches!(Target::resolve("not a url").await, Err(LoadError::BadUrl(_))));
 }
 
-/// A move is posted to the game's URL with `?legal=true` and the
-/// preference; its answer is read as lean only when the server says it
-/// applied the preference, in full otherwise (a server that does not
-/// know it), what the lean answer leaves out taken from the game before.
+/// A move is posted to the game's URL with the preference, and with
+/// `?legal=true` for a lean answer (not for a minimal one); its answer is
+/// read as lean only when the server says it applied the preference, in
+/// full otherwise (a server that does not know it), what the lean answer
+/// leaves out taken from the game before.
 #[tokio::test]
 async fn a_move_s_answer_is_read_in_the_shape_the_server_gave() {
     use axum::extract::{Path, RawQuery};
@@ -46,11 +47,15 @@ async fn a_move_s_answer_is_read_in_the_shape_the_server_gave() {
         use axum::response::IntoResponse;
         let asked = headers.get("prefer").is_some_and(|p| p == "return=minimal");
         let played = json!({ "ply": 4, "seat": 1, "move": "c3" });
-        // Game 1's server applies the preference, game 2's does not.
+        // Game 1's and 3's server applies the preference, game 2's does not.
         if id == 1 && asked && query.as_deref() == Some("legal=true") {
             let lean = json!({ "created": true, "move": played, "game_id": 1, "status": "active",
                 "ply": 4, "to_move": 0, "seq": 9, "outcome": null, "last_move": played, "legal": ["a1", "b2"] });
             ([("preference-applied", "return=minimal")], axum::Json(lean)).into_response()
+        } else if id == 3 && asked && query.is_none() {
+            let minimal = json!({ "created": true, "move": played, "game_id": 3, "status": "active",
+                "ply": 4, "to_move": 0, "seq": 9, "outcome": null, "last_move": played });
+            ([("preference-applied", "return=minimal")], axum::Json(minimal)).into_response()
         } else {
             let game = json!({ "id": id, "game": "gravity", "variant": "standard", "status": "active",
                 "ply": 4, "to_move": 0, "seq": 9, "legal": ["d4"], "last_move": played });
@@ -76,14 +81,29 @@ async fn a_move_s_answer_is_read_in_the_shape_the_server_gave() {
         last_move: None,
     };
 
-    let lean = api.play("token", &before(1), "c3", true).await.expect("a lean answer");
+    let lean = api
+        .play("token", &before(1), "c3", Answer::Lean)
+        .await
+        .expect("a lean answer");
     assert_eq!((lean.record.ply, lean.record.notation.as_str()), (4, "c3"));
     assert_eq!((lean.game.id, lean.game.game.as_str()), (1, "gravity"));
     assert_eq!((lean.game.ply, lean.game.to_move, lean.game.seq), (4, Some(0), 9));
     assert_eq!(lean.game.legal, ["a1", "b2"]);
 
-    let full = api.play("token", &before(2), "c3", true).await.expect("a full answer");
+    let full = api
+        .play("token", &before(2), "c3", Answer::Lean)
+        .await
+        .expect("a full answer");
     assert_eq!((full.game.id, full.game.ply, full.game.seq), (2, 4, 9));
     assert_eq!(full.game.legal, ["d4"]);
     assert_eq!(full.game.last_move.map(|m| m.notation), Some("c3".to_owned()));
+
+    // Minimal: the preference without `?legal` (else game 3's server
+    // would answer in full, with its `legal`), and no legal moves.
+    let minimal = api
+        .play("token", &before(3), "c3", Answer::Minimal)
+        .await
+        .expect("a minimal answer");
+    assert_eq!((minimal.game.id, minimal.game.ply, minimal.game.seq), (3, 4, 9));
+    assert!(minimal.game.legal.is_empty(), "{:?}", minimal.game.legal);
 }
