@@ -38,6 +38,15 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// A server for WebSocket load: a load test sends far more than a person,
+/// so the per-socket limit is lifted.
+async fn load_server(database: &Database) -> TestServer {
+    let mut config = Config::with_database(&database.url);
+    config.realtime.ws_rate = 100_000;
+    config.realtime.ws_burst = 100_000;
+    TestServer::start_with(config).await
+}
+
 async fn verify_file(url: &str, acked: &Path) -> Verification {
     let mut options = Options::for_url(url);
     options.mode = Mode::Verify;
@@ -149,11 +158,7 @@ async fn plays_over_http_and_the_check_catches_what_is_not_stored() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plays_over_websocket_and_times_the_opponents_frames() {
     let database = Database::new().await;
-    let mut config = Config::with_database(&database.url);
-    // A load test sends far more than a person: lift the per-socket limit.
-    config.realtime.ws_rate = 100_000;
-    config.realtime.ws_burst = 100_000;
-    let server = TestServer::start_with(config).await;
+    let server = load_server(&database).await;
     let mut options = Options::for_url(&server.base);
     options.transport = Transport::Ws;
     options.games = 3;
@@ -228,10 +233,7 @@ async fn a_warmup_as_long_as_the_run_is_refused_before_anything_is_sent() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plays_from_its_own_positions_with_minimal_answers() {
     let database = Database::new().await;
-    let mut config = Config::with_database(&database.url);
-    config.realtime.ws_rate = 100_000;
-    config.realtime.ws_burst = 100_000;
-    let server = TestServer::start_with(config).await;
+    let server = load_server(&database).await;
     for transport in [Transport::Http, Transport::Ws] {
         let mut options = Options::for_url(&server.base);
         options.answer = Answer::Minimal;
@@ -268,10 +270,7 @@ async fn plays_from_its_own_positions_with_minimal_answers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn conditional_lines_are_played_and_checked() {
     let database = Database::new().await;
-    let mut config = Config::with_database(&database.url);
-    config.realtime.ws_rate = 100_000;
-    config.realtime.ws_burst = 100_000;
-    let server = TestServer::start_with(config).await;
+    let server = load_server(&database).await;
     let dir = scratch("conditional");
     let acked_path = dir.join("acked.jsonl");
     let mut options = Options::for_url(&server.base);
