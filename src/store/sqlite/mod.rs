@@ -2,8 +2,9 @@
 //! `synchronous = FULL` so a committed move survives a power cut, and a busy
 //! timeout so concurrent writers wait for the single write lock. Games are
 //! written by `writer.rs` on a thread of its own, through the VFS of
-//! `vfs.rs` (a commit's WAL frames written at once); this process's other
-//! writes take turns with it through one [`WriteGate`]. The reads every
+//! `vfs.rs` (a commit's WAL frames written at once), and the WAL is
+//! checkpointed on another (`checkpoint.rs`); this process's other writes
+//! take turns with the writer through one [`WriteGate`]. The reads every
 //! game makes run on the thread that asks (`direct.rs`), the others in
 //! sqlx's pool. The bundled SQLite itself is compiled with the flags of
 //! `.cargo/config.toml`, which say why; the test at the end holds them.
@@ -19,6 +20,7 @@ use super::announce::Announcement;
 use super::backend::{Backend, Core};
 use super::group_commit::GroupCommit;
 
+mod checkpoint;
 mod direct;
 mod filing;
 mod transaction;
@@ -31,6 +33,8 @@ pub struct SqliteStore {
     core: Core<sqlx::Sqlite>,
     gate: WriteGate,
     direct: DirectReads,
+    /// Held for as long as the store lives.
+    _checkpoints: checkpoint::Checkpoints,
 }
 
 /// Serialises this process's write transactions on SQLite, which has one
@@ -77,7 +81,8 @@ impl SqliteStore {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Full)
             .busy_timeout(Duration::from_secs(10))
-            .foreign_keys(true);
+            .foreign_keys(true)
+            .pragma("wal_autocheckpoint", checkpoint::BACKSTOP.to_string());
         // Pooled connections are not pinged before each use: a SQLite
         // connection is a file handle, which cannot go stale, and sqlx's
         // ping is a hand-off to the connection's thread and back (issue 26).
@@ -88,6 +93,8 @@ impl SqliteStore {
             .connect_with(options.clone())
             .await?;
         sqlx::migrate!("migrations/sqlite").run(&pool).await?;
+        let checkpoints =
+            checkpoint::Checkpoints::start(options.get_filename().to_owned(), writer::open).map_err(sqlx::Error::Io)?;
         let gate = WriteGate::default();
         let direct = DirectReads::new(options.get_filename().to_owned());
         let mut writer = writer::Writer::new(options.get_filename().to_owned());
@@ -103,7 +110,12 @@ impl SqliteStore {
             pool,
             commits,
         };
-        Ok(SqliteStore { core, gate, direct })
+        Ok(SqliteStore {
+            core,
+            gate,
+            direct,
+            _checkpoints: checkpoints,
+        })
     }
 }
 

@@ -15,6 +15,7 @@ use std::time::Duration;
 use rusqlite::{params, Connection, ErrorCode, OpenFlags};
 use serde_json::Value;
 
+use super::checkpoint;
 use super::filing;
 use super::transaction::{Immediate, Statements};
 use super::vfs;
@@ -146,6 +147,8 @@ pub(super) fn open(path: &PathBuf) -> rusqlite::Result<Connection> {
     // memory: on a file it opened a temporary file and wrote every page to
     // it, at each filing (issue 26).
     connection.pragma_update(None, "temp_store", "MEMORY")?;
+    // Checkpoints are the thread of `checkpoint.rs`'s to make.
+    connection.pragma_update(None, "wal_autocheckpoint", checkpoint::BACKSTOP)?;
     // Every statement the writer runs stays prepared (about 25 with the
     // transaction's own; rusqlite keeps 16 by default).
     connection.set_prepared_statement_cache_capacity(64);

@@ -127,6 +127,11 @@ fn the_writers_connection_goes_through_it_and_syncs_every_commit() {
         .query_row("PRAGMA synchronous", [], |r| r.get(0))
         .expect("its sync");
     assert_eq!((mode.as_str(), synchronous), ("wal", 2), "WAL, FULL");
+    // Its commits leave checkpoints to `checkpoint.rs`'s thread.
+    let checkpoints_past: u32 = writer
+        .query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))
+        .expect("its checkpoints");
+    assert_eq!(checkpoints_past, crate::store::sqlite::checkpoint::BACKSTOP);
     writer
         .execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB NOT NULL)")
         .expect("a table");
