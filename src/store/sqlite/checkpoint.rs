@@ -7,11 +7,12 @@
 //! WAL holds 1,000 frames: under load that was the game writer, about 25
 //! times a second, each time between two batches of moves, whose clients
 //! waited for it. Here the writer and the pool's connections only
-//! checkpoint past [`BACKSTOP`] frames, which this thread keeps the WAL
-//! well below unless something holds it up (a long read), so a checkpoint
-//! no longer stalls a batch; and since it copies what [`EVERY`] brought, a
-//! page changed by many batches is copied once for all of them
-//! (BENCHMARKS.md, issue 26: less CPU a move, and a lower p99).
+//! checkpoint past [`BACKSTOP`] frames, when this thread falls behind (the
+//! WAL is reused from its start only once no reader needs its frames, so
+//! under a steady load it can reach that size between two resets), and a
+//! checkpoint mostly stalls no batch; since it copies what [`EVERY`]
+//! brought, a page changed by many batches is copied once for all of them
+//! (BENCHMARKS.md, issue 26).
 //!
 //! What it promises: nothing about durability changes. A commit is durable
 //! when its WAL frames are synced, as before; a checkpoint only copies
