@@ -7,12 +7,13 @@
 //! WAL holds 1,000 frames: under load that was the game writer, about 25
 //! times a second, each time between two batches of moves, whose clients
 //! waited for it. Here the writer and the pool's connections only
-//! checkpoint past [`BACKSTOP`] frames, when this thread falls behind (the
-//! WAL is reused from its start only once no reader needs its frames, so
-//! under a steady load it can reach that size between two resets), and a
-//! checkpoint mostly stalls no batch; since it copies what [`EVERY`]
-//! brought, a page changed by many batches is copied once for all of them
-//! (BENCHMARKS.md, issue 26).
+//! checkpoint past [`BACKSTOP`] frames, and then copy only what this
+//! thread has not yet; since the thread copies what [`EVERY`] brought, a
+//! page changed by many batches is copied once for all of them
+//! (BENCHMARKS.md, issue 26). The backstop is also what lets the WAL be
+//! reused from its start under a steady load: that needs a checkpoint
+//! that caught up with the last commit, which this thread's rarely does
+//! (the writer commits again meanwhile) and the writer's always does.
 //!
 //! What it promises: nothing about durability changes. A commit is durable
 //! when its WAL frames are synced, as before; a checkpoint only copies
