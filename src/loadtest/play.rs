@@ -14,7 +14,7 @@ use super::host::{CpuTicks, HostCpu};
 use super::options::{Answer, GameChoice, Options, Transport};
 use super::pace::Pacer;
 use super::players::{chunk, connect_slot, register, ws_locked, Mover, Player};
-use super::position::Known;
+use super::position::{self, Known};
 use super::report::PlayReport;
 use super::stats::Samples;
 use super::verify::{self, Acked, AckedMove, Verification};
@@ -81,12 +81,12 @@ impl SlotResult {
         }
     }
 
-    fn count_error(&mut self, kind: String) {
+    pub(super) fn count_error(&mut self, kind: String) {
         *self.errors.entry(kind).or_default() += 1;
     }
 
     /// Counts the error, then backs off if it is the transport's.
-    async fn error_then_back_off(&mut self, error: &RequestError) {
+    pub(super) async fn error_then_back_off(&mut self, error: &RequestError) {
         self.error(error);
         if error.is_transport() {
             tokio::time::sleep(TRANSPORT_BACKOFF).await;
@@ -482,19 +482,8 @@ async fn play_game(
                 None => return,
             },
         };
-        if lost && known.is_some() {
-            // Whatever the answer left unsaid, the history says.
-            known = match api.history(game).await {
-                Ok(history) => Known::replayed(&mut state, &history),
-                Err(error) => {
-                    result.error_then_back_off(&error).await;
-                    return;
-                }
-            };
-            if known.is_none() {
-                result.count_error("a game's history the rules do not replay to its state".to_owned());
-                return;
-            }
+        if lost && !position::resync(api, &mut known, &mut state, result).await {
+            return;
         }
     }
 }

@@ -6,8 +6,9 @@
 //! lands late, a refusal), it is rebuilt from the game's history, so a
 //! choice never comes from a position the server does not hold.
 
-use super::client::{GameView, MoveAnswer, StoredMove};
+use super::client::{Api, GameView, MoveAnswer, StoredMove};
 use super::conditional::reply_of;
+use super::play::SlotResult;
 use crate::rules::AnyGame;
 
 /// A game's position as the generator knows it.
@@ -60,6 +61,27 @@ impl Known {
     fn agrees_with(&self, state: &GameView) -> bool {
         self.played == state.ply && self.position.to_move().map(i64::from) == state.to_move
     }
+}
+
+/// After an answer that did not fit the position, or a refusal: the
+/// position `known` (if the generator keeps one) rebuilt from the game's
+/// history, whatever the answer left unsaid; `false` when the slot should
+/// leave the game (what went wrong counted in `result`).
+pub async fn resync(api: &Api, known: &mut Option<Known>, state: &mut GameView, result: &mut SlotResult) -> bool {
+    if known.is_none() {
+        return true;
+    }
+    match api.history(state.id).await {
+        Ok(history) => *known = Known::replayed(state, &history),
+        Err(error) => {
+            result.error_then_back_off(&error).await;
+            return false;
+        }
+    }
+    if known.is_none() {
+        result.count_error("a game's history the rules do not replay to its state".to_owned());
+    }
+    known.is_some()
 }
 
 /// Plays an acknowledged move, then the conditional reply the server
